@@ -1845,6 +1845,18 @@ static void check_assign(Checker *C, Stmt *s) {
       l->u.index.base->u.ident.sym->kind == SY_TENSOR)
     diag_note(C->d, l->loc, "a tile of one element is stored through a slice of one: %s[.. :+ 1] (the last index as "
                             "start :+ 1)", l->u.index.base->u.ident.name);
+  const Sym *ly = l->kind == E_IDENT ? l->u.ident.sym : NULL;
+  if (!ok && ly && ly->kind == SY_VAR && l->ty.rank == 0 && r->ty.rank > 0 && ly->decl && ly->decl->kind == S_VAR) {
+    /* a scalar var given a tile (var m = -inf, later m = max(m, rowmax(x))): declare its type */
+    const Stmt *d = ly->decl;
+    Buf t = {0};
+    if (d->u.decl.init) expr_text(&t, d->u.decl.init, false, NULL, NULL);
+    diag_note(C->d, d->u.decl.name_loc, "'%s' is declared here as a scalar (%s); a var that holds a tile is declared with "
+              "its type: var %s: %s%s%s", ly->name, type_str(C, &l->ty), ly->name, type_str(C, &r->ty), t.len ? " = " : "",
+              t.len ? t.data : "");
+    buf_free(&t);
+    return;
+  }
   if (!ok && l->kind == E_IDENT && l->u.ident.sym &&
       l->ty.elem != r->ty.elem && !r->ty.untyped) {
     /* a var typed by its initial literal (var t = 0.0: f32) meeting a value of another type */
