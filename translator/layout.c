@@ -1449,7 +1449,7 @@ static void refuse_at(TirKernel *K, const TirVar *v) {
  * stay, and the warning names them, largest first. */
 static void pressure_warning(TirKernel *K, int budget, const char *why) {
   PtrVec at = {0};
-  int peak = tir_value_peak(K, &at);
+  int peak = why ? tir_value_held(K, &at) : tir_value_peak(K, &at);
   Buf b = {0};
   for (int n = 0; n < at.len && n < 4; n++) {
     int best = -1;
@@ -1623,7 +1623,7 @@ static void thread_pressure(TirKernel *K) {
   if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
   split_dots(K, &K->body, limit);
   int peak = tir_value_regs(K);
-  if (peak <= TIR_MAX_VALUE_REGS && peak + PRESSURE_RESERVE > limit) {
+  if (peak <= TIR_MAX_VALUE_REGS && tir_value_held(K, NULL) + PRESSURE_RESERVE > limit) {
     pressure_warning(K, limit, arena_printf(K->a, "@launch(%d) leaves a thread at most %d registers (%d per SM over %d "
                                                   "threads)", threads, limit, t->regs_per_sm, threads));
     return;

@@ -1153,6 +1153,12 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
 int tir_value_peak(const TirKernel *K, PtrVec *at);
+/* The peak as ptxas holds the values: a declaration holds no registers until the value is
+ * written, and an elementwise assign in its value's layout that reads another value for the
+ * last time computes each element where that one's dies (their registers shared). For what
+ * -Wregister-pressure says will spill; the budget's decisions keep tir_value_regs's margin
+ * (ptxas fills the registers left with loads it issues early: rolled fills). */
+int tir_value_held(const TirKernel *K, PtrVec *at);
 /* The registers of the values live at op (0 where op is not in K's body). */
 int tir_value_regs_at(const TirKernel *K, const TirOp *op);
 /* The most elements per thread v may hold: MAX_REGS, or TIR_MAX_WG_REGS for a

@@ -217,10 +217,18 @@ void tir_scan_at(const TirOp *op, int l, int s, int i, int *ir, int *ic, int *v)
 
 /* Live ranges over the ops in program order: a value lives from its first to
  * its last mention, and over a whole loop when it is mentioned both inside the
- * loop and outside it (it is carried from one iteration to the next). */
+ * loop and outside it (it is carried from one iteration to the next). Counting
+ * what ptxas holds (held: tir_value_held), a declaration mentions nothing (`var e =
+ * exp(x - rowmax(x))` declares e before the row max, but its registers are
+ * written only at the exp), and a value declared before a loop and mentioned only
+ * inside it lives over the whole loop. */
 typedef struct Live {
   const TirKernel *K;
   int *first, *last;
+  int *decl;                 /* the position of each value's declaration (TO_DECL), or -1 */
+  PtrVec assigns;            /* held: the elementwise assigns, and their positions (reuse_credit) */
+  PtrVec assign_pos;
+  bool held;
   int pos;
   int *lo, *hi, nloops, cap; /* the loops' first and last positions */
   const TirOp *want;         /* tir_value_regs_at's op, and its position */
@@ -261,7 +269,13 @@ static void live_block(Live *lv, const TirBlock *b) {
     const TirOp *op = b->ops.items[i];
     lv->pos++;
     if (op == lv->want) lv->want_pos = lv->pos;
-    mention(lv, op->dst);
+    if (op->kind != TO_DECL || !lv->held) mention(lv, op->dst);
+    if (op->kind == TO_DECL && lv->held && op->dst && lv->decl[op->dst->id] < 0) lv->decl[op->dst->id] = lv->pos;
+    if (lv->held && op->kind == TO_ASSIGN && op->op == TK_ASSIGN && !op->has_win && !op->win[0] && !op->win[1] && op->dst &&
+        op->dst->layout == op->lay && !op->dst->home) {
+      vec_push(lv->K->a, &lv->assigns, (void *)op);
+      vec_push(lv->K->a, &lv->assign_pos, (void *)(intptr_t)lv->pos);
+    }
     if (op->kind != TO_DOT) mention(lv, op->src); /* a dot reads its operands' copies */
     for (int d = 0; op->gather && d < op->slice->u.index.nidx; d++) mention_expr(lv, op->slice->u.index.idx[d].start);
     mention_expr(lv, op->expr);
@@ -280,17 +294,17 @@ static void live_block(Live *lv, const TirBlock *b) {
 int tir_value_regs(const TirKernel *K) { return tir_value_peak(K, NULL); }
 
 /* The values' live ranges (first and last positions), op's position in want_pos. */
-static Live live_ranges(const TirKernel *K, const TirOp *op) {
+static Live live_ranges(const TirKernel *K, const TirOp *op, bool held) {
   int n = K->vars.len;
-  Live lv = {K, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), 0, NEW_ARRAY(K->a, int, 256),
-             NEW_ARRAY(K->a, int, 256), 0, 256, op, -1};
-  for (int i = 0; i < n; i++) lv.first[i] = -1;
+  Live lv = {K, NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), NEW_ARRAY(K->a, int, n), {0}, {0}, held,
+             0, NEW_ARRAY(K->a, int, 256), NEW_ARRAY(K->a, int, 256), 0, 256, op, -1};
+  for (int i = 0; i < n; i++) lv.first[i] = lv.decl[i] = -1;
   live_block(&lv, &K->body);
   /* inner loops come first (they close first): an outer loop extends what they extended */
   for (int l = 0; l < lv.nloops; l++)
     for (int i = 0; i < n; i++) {
       if (lv.first[i] < 0 || lv.last[i] < lv.lo[l] || lv.first[i] > lv.hi[l]) continue;
-      if (lv.first[i] < lv.lo[l] || lv.last[i] > lv.hi[l]) {
+      if (lv.first[i] < lv.lo[l] || lv.last[i] > lv.hi[l] || (lv.decl[i] >= 0 && lv.decl[i] < lv.lo[l])) {
         if (lv.first[i] > lv.lo[l]) lv.first[i] = lv.lo[l];
         if (lv.last[i] < lv.hi[l]) lv.last[i] = lv.hi[l];
       }
@@ -298,28 +312,55 @@ static Live live_ranges(const TirKernel *K, const TirOp *op) {
   return lv;
 }
 
+static int value_regs(const TirVar *v) {
+  return layout_count(v->layout) / (v->parts ? v->parts : 1) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+}
+
+/* An elementwise assign at p in its value's layout, the value's first write, that reads
+ * a value of that layout for the last time: each element's result is computed where
+ * that element's operand dies, so the two share their registers (e = exp(x - m), x
+ * not read again: max(x, e), not x + e). The registers shared, or 0. */
+static int reuse_credit(const Live *lv, int p) {
+  int best = 0;
+  for (int k = 0; k < lv->assigns.len; k++) {
+    if ((intptr_t)lv->assign_pos.items[k] != p) continue;
+    const TirOp *op = lv->assigns.items[k];
+    if (lv->first[op->dst->id] != p) return 0;
+    for (int i = 0; i < lv->K->vars.len; i++) {
+      const TirVar *v = lv->K->vars.items[i];
+      if (v == op->dst || v->layout != op->lay || v->direct || v->home || v->fused || lv->last[i] != p ||
+          lv->first[i] >= p || !tir_mentions(lv->K, op->expr, v, false))
+        continue;
+      int r = value_regs(v) < value_regs(op->dst) ? value_regs(v) : value_regs(op->dst);
+      if (r > best) best = r;
+    }
+  }
+  return best;
+}
+
 /* The registers of the values live at position p. */
 static int live_at(const Live *lv, int p) {
-  int sum = 0;
+  int sum = lv->held ? -reuse_credit(lv, p) : 0;
   for (int i = 0; i < lv->K->vars.len; i++) {
     const TirVar *v = lv->K->vars.items[i];
     if (v->layout && !v->direct && !v->home && !v->fused && lv->first[i] >= 0 && lv->first[i] <= p && p <= lv->last[i])
-      sum += layout_count(v->layout) / (v->parts ? v->parts : 1) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+      sum += value_regs(v);
   }
   return sum;
 }
 
 int tir_value_regs_at(const TirKernel *K, const TirOp *op) {
   if (!K->vars.len) return 0;
-  Live lv = live_ranges(K, op);
+  Live lv = live_ranges(K, op, false);
   return lv.want_pos < 0 ? 0 : live_at(&lv, lv.want_pos);
 }
 
-/* The same, and the values live at the first op where they hold the most (into at, when not NULL). */
-int tir_value_peak(const TirKernel *K, PtrVec *at) {
+/* The same, and the values live at the first op where they hold the most (into at, when not
+ * NULL); held: as ptxas holds them (tir_value_held). */
+static int value_peak(const TirKernel *K, PtrVec *at, bool held) {
   int n = K->vars.len;
   if (!n) return 0;
-  Live lv = live_ranges(K, NULL);
+  Live lv = live_ranges(K, NULL, held);
   int peak = 0, where = -1;
   for (int p = 0; p <= lv.pos; p++) {
     int sum = live_at(&lv, p);
@@ -332,6 +373,9 @@ int tir_value_peak(const TirKernel *K, PtrVec *at) {
   }
   return peak;
 }
+
+int tir_value_peak(const TirKernel *K, PtrVec *at) { return value_peak(K, at, false); }
+int tir_value_held(const TirKernel *K, PtrVec *at) { return value_peak(K, at, true); }
 
 /* A @registers tile keeps the seed's cap of 64 per thread; an mma accumulator
  * the translator placed itself may hold 128 f32 per thread: m64n256k16's (the
