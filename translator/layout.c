@@ -2840,6 +2840,65 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
   }
 }
 
+/* The tensor whose elements index x of a scatter reads (H[X[..]], or through vars
+ * declared from such a read, X[..] inside an expression), or NULL: a var assigned again
+ * is not followed (its values could be anything the loop made of them). */
+static const Sym *index_data(const Expr *x, int depth) {
+  if (depth > 32) return NULL;
+  x = var_init(x);
+  switch (x->kind) {
+  case E_INDEX: {
+    const Expr *base = x->u.index.base;
+    if (base->kind == E_IDENT && base->u.ident.sym && base->u.ident.sym->kind == SY_TENSOR) return base->u.ident.sym;
+    return index_data(base, depth + 1);
+  }
+  case E_UNARY: return index_data(x->u.unary.a, depth + 1);
+  case E_BINARY: {
+    const Sym *a = index_data(x->u.binary.a, depth + 1);
+    return a ? a : index_data(x->u.binary.b, depth + 1);
+  }
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const Sym *a = index_data(x->u.call.args[i], depth + 1);
+      if (a) return a;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
+/* -Wscatter-race: a read-modify-write store (+=, -=, *=, /=, and the rest) through a
+ * scatter whose indices are read from a tensor: where two elements' indices meet, two
+ * threads read, change and write one element, and one update is lost (the CPU backend
+ * reports the race when it happens). atomic_add updates each element atomically; a
+ * plain store (=) through data indices may be meant (a permutation, a KV append), and
+ * is not warned about. */
+static void scatter_race(TirKernel *K, const TirOp *st) {
+  const Stmt *s = st->stmt;
+  if (st->atomic || st->op == TK_ASSIGN || !s || s->kind != S_ASSIGN) return;
+  const Expr *g = st->slice, *at = NULL;
+  const Sym *J = NULL;
+  for (int d = 0; d < g->u.index.nidx && !J; d++) {
+    const Expr *ix = g->u.index.idx[d].start;
+    if (ix->ty.rank) J = index_data(ix, 0), at = ix;
+  }
+  if (!J) return;
+  const char *X = g->u.index.base->u.ident.sym->name, *op = token_names[st->op];
+  diag_warning(K->d, W_SCATTER_RACE, at->loc,
+               "this '%s' updates '%s' at indices read from '%s' without atomics: where two of them are equal, two "
+               "threads read and write one element, and an update is lost (a race)", op, X, J->name);
+  Buf t = {0}, v = {0};
+  expr_text(&t, s->u.assign.lhs, false, NULL, NULL);
+  expr_text(&v, s->u.assign.rhs, false, NULL, NULL);
+  if (st->op == TK_ADD_ASSIGN || st->op == TK_SUB_ASSIGN)
+    diag_note(K->d, s->loc, "atomic_add(%s, %s%s%s) updates each element atomically", t.data,
+              st->op == TK_SUB_ASSIGN ? "-(" : "", v.data, st->op == TK_SUB_ASSIGN ? ")" : "");
+  else
+    diag_note(K->d, s->loc, "there is no atomic '%s': indices that are never equal make it safe", op);
+  buf_free(&t);
+  buf_free(&v);
+}
+
 static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
@@ -2880,7 +2939,7 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       if (op->lay) vector_width(K, op);
       else op->vec = 1; /* one element */
       bounds(K, op, w);
-      if (op->kind == TO_STORE && op->gather) scatter_index(K, op);
+      if (op->kind == TO_STORE && op->gather) scatter_index(K, op), scatter_race(K, op);
     }
     bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
     w->depth += loop;
