@@ -483,6 +483,7 @@ static bool check_ctx(Checker *C, Expr *e) {
       return false;
     }
     bool blocks = strcmp(b->u.member.name, "blocks") == 0;
+    if (!blocks && C->ki) C->ki->reads_block |= (unsigned char)(1u << axis);
     e->kind = E_CTX;
     e->u.ctx = (CtxField)((blocks ? CTX_BLOCKS_X : CTX_BLOCK_X) + axis);
     e->ty = SCALAR_I32;

@@ -585,6 +585,12 @@ static int run_kernel(RunOpts *o, const char *argv0) {
         args[ki->nparams + ki->nsizes + n] = &strides[n];
       }
     if (st == 0) st = compute_grid(o, ki, pv, sizes, grid);
+    for (int d = 0; st == 0 && !o->has_grid && d < 3; d++) /* a forgotten @grid: one block where the kernel indexes by it */
+      if ((ki->reads_block >> d & 1) && !ki->grid[d]) {
+        fprintf(stderr, "tile2cu run: note: kernel %s reads ctx.block.%c, and no @grid sets that dim: it runs 1 block "
+                "along %c (@grid on the kernel, or --grid, gives it more)\n", o->kernel, "xyz"[d], "xyz"[d]);
+        break;
+      }
     if (st == 0) st = check_assumes(o, ki, pv, sizes);
     if (st == 0) st = gpu ? launch_gpu(o, ki, src.data, arrays, args, grid) : launch(o, ki, cu.data, arrays, views, args, nargs, grid);
     for (int i = 0; st == 0 && i < ki->ntensors; i++) {

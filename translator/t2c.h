@@ -500,6 +500,7 @@ typedef struct KernelInfo {
                          a dot's fragments a step ahead), in __launch_bounds__ so that ptxas keeps to
                          that plan rather than its own; 0: none */
   Expr *grid[3];      /* NULL = 1 */
+  unsigned char reads_block; /* bit a: the body reads ctx.block along axis a (tile2cu run notes an axis no @grid sets) */
   Assume *assumes;
   int nassumes;
   Sym **sizes;        /* size names in order of first appearance */

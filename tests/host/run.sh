@@ -10,7 +10,8 @@
 #      writes, and no file '-'; a cubin to a terminal (through script(1)) is refused;
 #   5. with nvcc: a --host launcher whose @grid and @assume divide by scalars returns
 #      cudaErrorInvalidValue for a divisor of 0 or below (it took SIGFPE), and for a dim
-#      out of range, before any CUDA call (so no GPU is needed).
+#      out of range, before any CUDA call (so no GPU is needed);
+#   6. tile2cu run notes a kernel that reads ctx.block.x with no @grid for it.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -122,6 +123,43 @@ CPP
 else
   echo "host: the divisor launcher skipped (no $NVCC)"
 fi
+
+# 6. tile2cu run of a kernel that reads ctx.block.x with no @grid: it runs one block, and a
+#    note says so (a user forgot @grid and got one row of three); with --grid, or with an
+#    @grid for that dim, no note.
+mkdir -p "$tmp/nogrid"
+cat > "$tmp/nogrid/k.tl" <<'TL'
+@launch(128)
+kernel rowcopy(X: tensor<f32>[M, 128], Y: tensor<f32>[M, 128]) {
+  Y[ctx.block.x :+ 1, 0 :+ 128] = X[ctx.block.x :+ 1, 0 :+ 128]
+}
+
+@launch(128)
+@grid(M)
+kernel rowcopy_grid(X: tensor<f32>[M, 128], Y: tensor<f32>[M, 128]) {
+  Y[ctx.block.x :+ 1, 0 :+ 128] = X[ctx.block.x :+ 1, 0 :+ 128]
+}
+TL
+# X: a 3 x 128 f32 .npy of ones, written without numpy (format 1.0: magic, header length,
+# the header padded with spaces to 64 bytes in all, then the data)
+python3 - "$tmp/nogrid/x.npy" <<'PY'
+import struct, sys
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 128), }"
+h += " " * (64 - 10 - len(h) - 1) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + struct.pack("<384f", *[1.0] * 384))
+PY
+if [ ! -f "$tmp/nogrid/x.npy" ]; then bad "write x.npy"
+else for c in "rowcopy:" "rowcopy:--grid 3" "rowcopy_grid:"; do
+  k=${c%%:*} g=${c#*:}
+  # shellcheck disable=SC2086
+  if TILE2CU_CACHE_DIR="$tmp/nogrid/cache" "$T" run "$tmp/nogrid/k.tl" --kernel "$k" --backend sim -w $g \
+       X="$tmp/nogrid/x.npy" Y="$tmp/nogrid/y.npy" > /dev/null 2> "$tmp/nogrid/err"; then
+    want=0; [ "$c" = "rowcopy:" ] && want=1
+    got=$(grep -c "reads ctx.block.x, and no @grid sets that dim: it runs 1 block along x" "$tmp/nogrid/err")
+    if [ "$got" = "$want" ]; then ok; else bad "tile2cu run $k $g: the no-@grid note $got times, want $want"; cat "$tmp/nogrid/err"; fi
+  else bad "tile2cu run $k $g"; cat "$tmp/nogrid/err"; fi
+done; fi
 
 echo "host: $pass passed, $fail failed"
 [ $fail = 0 ]
