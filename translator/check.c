@@ -12,6 +12,7 @@
  */
 #include "t2c.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -801,10 +802,58 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
   return true;
 }
 
+/* Where rank-1 tile x lost a dim: the scalar index of the tensor slice it was read from
+ * (X[ctx.block.x, 0 :+ 256]), through vars declared from it (with no written type),
+ * casts, pad() and elementwise math; NULL when it is not such a slice. *X is the tensor,
+ * *dim the dim dropped (of the slice's scalar indices, the one before the dim kept: a
+ * row of it; else the one after it: a column), *via the var it was found through (NULL:
+ * x itself). */
+static const Expr *dropped_index(const Expr *x, const Sym **X, const Sym **via, int *dim, bool *row) {
+  *via = NULL;
+  for (int hops = 0; hops < 16; hops++) {
+    if (x->ty.rank != 1) return NULL;
+    if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_VAR) {
+      const Stmt *st = x->u.ident.sym->decl;
+      if (!st || st->kind != S_VAR || st->u.decl.type || !st->u.decl.init) return NULL;
+      if (!*via) *via = x->u.ident.sym;
+      x = st->u.decl.init;
+    } else if (x->kind == E_CALL && x->u.call.nargs >= 1 &&
+               (x->u.call.cast != T_NONE || x->u.call.builtin == B_PAD ||
+                (x->u.call.builtin >= 0 && builtin_class[x->u.call.builtin] == BC_MATH1))) {
+      x = x->u.call.args[0];
+    } else if (x->kind == E_BINARY) {
+      x = x->u.binary.a->ty.rank == 1 ? x->u.binary.a : x->u.binary.b;
+    } else if (x->kind == E_INDEX && x->u.index.base->kind == E_IDENT && x->u.index.base->u.ident.sym &&
+               x->u.index.base->u.ident.sym->kind == SY_TENSOR && x->u.index.nidx >= 2) {
+      /* the one dim kept; the scalar index before it (a row of it), or after it (a column) */
+      int kept = -1, n = x->u.index.nidx;
+      for (int d = 0; d < n; d++)
+        if (x->u.index.idx[d].len) kept = d;
+      int d = kept > 0 ? kept - 1 : kept + 1;
+      if (kept < 0 || d >= n || x->u.index.idx[d].len || x->u.index.idx[d].start->ty.rank) return NULL;
+      *X = x->u.index.base->u.ident.sym, *dim = d, *row = d < kept;
+      return x->u.index.idx[d].start;
+    } else return NULL;
+  }
+  return NULL;
+}
+
 static bool need_rank2(Checker *C, Expr *call, Expr *arg) {
   if (arg->ty.rank != 2) {
     diag_error(C->d, arg->loc, "%s() needs a 2-D tile, not %s", call->u.call.name,
                type_str(C, &arg->ty));
+    const Sym *X = NULL, *via = NULL;
+    int dim = 0;
+    bool row = true;
+    const Expr *ix = dropped_index(arg, &X, &via, &dim, &row);
+    if (ix) {
+      Buf t = {0};
+      expr_text(&t, ix, false, NULL, NULL);
+      diag_note(C->d, ix->loc, "%s%s%s is rank 1: the scalar index %s drops dim %d of '%s'; %s :+ 1 keeps it (a %s of one)",
+                via ? "'" : "this slice", via ? via->name : "", via ? "'" : "", t.data, dim, X->name, t.data,
+                row ? "row" : "column");
+      buf_free(&t);
+    }
     return false;
   }
   return true;
@@ -838,6 +887,17 @@ static bool check_dot(Checker *C, Expr *e) {
     diag_error(C->d, e->loc, "dot: inner dims differ: %s x %s (%d vs %d)", type_str(C, &a->ty),
                type_str(C, &b->ty), a->ty.dims[1], b->ty.dims[0]);
     diag_note(C->d, (Loc){0, 0}, "dot(a, b) takes a: [M, K] and b: [K, N]");
+    /* b stored [N, K] (attention's k) or a stored [K, M]: the transpose that fits, written out */
+    bool tb = b->ty.dims[1] == a->ty.dims[1], ta = !tb && a->ty.dims[0] == b->ty.dims[0];
+    if (tb || ta) {
+      Buf x = {0}, y = {0};
+      expr_text(&x, a, false, NULL, NULL);
+      expr_text(&y, b, false, NULL, NULL);
+      diag_note(C->d, (tb ? b : a)->loc, "if %s is stored the other way round, dot(%s%s%s, %s%s%s) fits", tb ? "b" : "a", ta ? "transpose(" : "", x.data, ta ? ")" : "",
+                tb ? "transpose(" : "", y.data, tb ? ")" : "");
+      buf_free(&x);
+      buf_free(&y);
+    }
     return false;
   }
   if (a->ty.elem != b->ty.elem) {
@@ -1134,6 +1194,71 @@ static bool check_reshape(Checker *C, Expr *e, int depth) {
   return true;
 }
 
+/* Levenshtein distance of a and b, stopping past 3 (names longer than 31 are not compared). */
+static int name_distance(const char *a, const char *b) {
+  int la = (int)strlen(a), lb = (int)strlen(b);
+  if (la > 31 || lb > 31 || abs(la - lb) > 3) return 4;
+  int d[32][32];
+  for (int i = 0; i <= la; i++) d[i][0] = i;
+  for (int j = 0; j <= lb; j++) d[0][j] = j;
+  for (int i = 1; i <= la; i++)
+    for (int j = 1; j <= lb; j++) {
+      int c = d[i - 1][j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+      if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+      d[i][j] = c;
+    }
+  return d[la][lb];
+}
+
+/* After "unknown function": what the language has instead. The usual names of CUDA's
+ * and NumPy's (expf, pow, fmaxf, mean) and of activations (silu, relu, gelu) get their
+ * spelling here; another name, the built-in or type name nearest to it (at most 2 edits,
+ * 1 for names of 3 letters or fewer). */
+static void unknown_function_note(Checker *C, const char *n) {
+  static const char *const said[][2] = {
+      {"pow", "there is no pow(): x * x for a square, exp2(y * log2(x)) for x > 0"},
+      {"powf", "there is no pow(): x * x for a square, exp2(y * log2(x)) for x > 0"},
+      {"silu", "silu(x) is x * sigmoid(x)"},
+      {"swish", "swish(x) (silu) is x * sigmoid(x)"},
+      {"relu", "relu(x) is max(x, 0.0)"},
+      {"gelu", "gelu(x), the tanh form, is 0.5 * x * (1.0 + tanh(0.7978845608 * (x + 0.044715 * x * x * x)))"},
+      {"softplus", "softplus(x) is log(1.0 + exp(x))"},
+      {"mean", "a row's mean is rowsum(x) / n (f32(n) for an integer n)"},
+      {"fabs", "abs(x)"}, {"fabsf", "abs(x)"}, {"fmax", "max(a, b)"}, {"fmaxf", "max(a, b)"},
+      {"fmin", "min(a, b)"}, {"fminf", "min(a, b)"}, {"argmax", "rowargmax(x) or colargmax(x)"},
+      {"argmin", "rowargmin(x) or colargmin(x)"}, {"softmax", "softmax is written out, along each row of a tile: e = exp(x - rowmax(x)), then e / rowsum(e)"},
+  };
+  for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+    if (strcmp(n, said[i][0]) == 0) {
+      diag_note(C->d, (Loc){0, 0}, "%s", said[i][1]);
+      return;
+    }
+  size_t len = strlen(n);
+  if (len > 1 && n[len - 1] == 'f') { /* CUDA's float names: expf, sqrtf, tanhf */
+    char base[32];
+    if (len - 1 < sizeof base) {
+      memcpy(base, n, len - 1);
+      base[len - 1] = 0;
+      if (builtin_lookup(base) >= 0) {
+        diag_note(C->d, (Loc){0, 0}, "did you mean '%s'? Each built-in takes any float type", base);
+        return;
+      }
+    }
+  }
+  const char *best = NULL;
+  int bd = len <= 3 ? 2 : 3;
+  for (int i = 0; i < B_COUNT; i++) {
+    int d = name_distance(n, builtin_names[i]);
+    if (d < bd) bd = d, best = builtin_names[i];
+  }
+  for (int t = 0; t < T_COUNT; t++) {
+    int d = elem_names[t] ? name_distance(n, elem_names[t]) : 4;
+    if (d < bd) bd = d, best = elem_names[t];
+  }
+  if (best) diag_note(C->d, (Loc){0, 0}, "did you mean '%s'?", best);
+}
+
 static bool check_call(Checker *C, Expr *e, int depth) {
   const char *n = e->u.call.name;
   int b = builtin_lookup(n);
@@ -1143,7 +1268,10 @@ static bool check_call(Checker *C, Expr *e, int depth) {
   if (b < 0 && cast < 0) {
     Sym *y = lookup(C, n);
     if (y) diag_error(C->d, e->u.call.name_loc, "'%s' is not a function", n);
-    else diag_error(C->d, e->u.call.name_loc, "unknown function '%s'", n);
+    else {
+      diag_error(C->d, e->u.call.name_loc, "unknown function '%s'", n);
+      unknown_function_note(C, n);
+    }
     return false;
   }
   if (e->u.call.shape_at < e->u.call.nargs && b != B_RESHAPE) {
