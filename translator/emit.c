@@ -176,6 +176,9 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
     Kernel *k = p->kernels[i];
     const char *why = NULL;
     Loc at = {0, 0};
+    /* tile2cu run: only the kernel it runs is lowered, so that another kernel of the file
+     * that this target cannot hold (its shared memory, say) does not stop it */
+    if (o->only && strcmp(k->name, o->only) != 0) continue;
     int errs = d->errors;
     TirKernel *K = tir_build(a, d, k, t, o->dump_tir ? o->dump_after : NULL, &why, &at);
     if (d->errors > errs) continue;
@@ -187,7 +190,6 @@ bool emit_program(Arena *a, Diag *d, Program *p, const TargetConfig *t, const Em
       tir_dump(K, o->explain_out);
       continue;
     }
-    if (o->only && strcmp(k->name, o->only) != 0) continue;
     if (o->explain) emit_tir_explain(K, o->explain_out);
     emit_tir_kernel(K, o, line_file, out);
   }

@@ -11,7 +11,8 @@
 #   5. with nvcc: a --host launcher whose @grid and @assume divide by scalars returns
 #      cudaErrorInvalidValue for a divisor of 0 or below (it took SIGFPE), and for a dim
 #      out of range, before any CUDA call (so no GPU is needed);
-#   6. tile2cu run notes a kernel that reads ctx.block.x with no @grid for it.
+#   6. tile2cu run notes a kernel that reads ctx.block.x with no @grid for it, and runs a
+#      kernel of a file whose other kernel no target can hold.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 T=${TILE2CU:-$root/build/tile2cu}
@@ -126,7 +127,7 @@ fi
 
 # 6. tile2cu run of a kernel that reads ctx.block.x with no @grid: it runs one block, and a
 #    note says so (a user forgot @grid and got one row of three); with --grid, or with an
-#    @grid for that dim, no note.
+#    @grid for that dim, no note. The file also holds a kernel no target can hold.
 mkdir -p "$tmp/nogrid"
 cat > "$tmp/nogrid/k.tl" <<'TL'
 @launch(128)
@@ -139,7 +140,18 @@ kernel rowcopy(X: tensor<f32>[M, 128], Y: tensor<f32>[M, 128]) {
 kernel rowcopy_grid(X: tensor<f32>[M, 128], Y: tensor<f32>[M, 128]) {
   Y[ctx.block.x :+ 1, 0 :+ 128] = X[ctx.block.x :+ 1, 0 :+ 128]
 }
+
+@launch(128)
+kernel too_big(X: tensor<f32>[256, 512], Y: tensor<f32>[512, 256]) {
+  var t = X[0 :+ 256, 0 :+ 512]
+  Y[0 :+ 512, 0 :+ 256] = transpose(t)
+}
 TL
+# too_big's 525312 bytes of shared memory fit no target: translating the file is an
+# error, and tile2cu run of another of its kernels lowers only that one (it was refused)
+if "$T" --check "$tmp/nogrid/k.tl" 2> "$tmp/nogrid/err"; then bad "--check of a kernel too big for the target passed"
+elif grep -q "kernel 'too_big' needs 525312 bytes of shared memory" "$tmp/nogrid/err"; then ok
+else bad "--check of a kernel too big: not the shared-memory error"; cat "$tmp/nogrid/err"; fi
 # X: a 3 x 128 f32 .npy of ones, written without numpy (format 1.0: magic, header length,
 # the header padded with spaces to 64 bytes in all, then the data)
 python3 - "$tmp/nogrid/x.npy" <<'PY'
