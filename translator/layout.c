@@ -2317,42 +2317,6 @@ static const Expr *run_index(TirKernel *K, const Expr *x, int64_t *len) {
   return NULL;
 }
 
-static const Expr *var_init(const Expr *x);
-
-/* Whether tile index x (a gather's or a scatter's) is at least 0 at every element: rows()
- * and cols(), non-negative scalars, and +, *, /, % of such, & with one (a var declared once
- * stands for its value). */
-static bool tile_nonneg(const Expr *x, int depth) {
-  if (depth > 16) return false;
-  if (x->ty.rank == 0) return facts_nonneg(x);
-  x = var_init(x);
-  if (x->kind == E_CALL && x->u.call.cast == T_NONE) {
-    if (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS) return true;
-    if (x->u.call.builtin == B_WHERE)
-      return tile_nonneg(x->u.call.args[1], depth + 1) && tile_nonneg(x->u.call.args[2], depth + 1);
-    return false;
-  }
-  if (x->kind != E_BINARY) return false;
-  const Expr *a = x->u.binary.a, *b = x->u.binary.b;
-  switch (x->u.binary.op) {
-  case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT:
-    return tile_nonneg(a, depth + 1) && tile_nonneg(b, depth + 1);
-  case TK_AND: return tile_nonneg(a, depth + 1) || tile_nonneg(b, depth + 1);
-  default: return false;
-  }
-}
-
-/* The largest value of a non-negative tile index x, where its last operation bounds it:
- * e % c (c - 1) and e & c (c) of a constant c > 0. */
-static bool tile_max(const Expr *x, int64_t *m) {
-  x = var_init(x);
-  int64_t c;
-  if (x->kind != E_BINARY || !check_const_int(x->u.binary.b, &c) || c <= 0) return false;
-  if (x->u.binary.op == TK_PERCENT) return *m = c - 1, true;
-  if (x->u.binary.op == TK_AND) return *m = c, true;
-  return false;
-}
-
 static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
   const Sym *X = op->slice->u.index.base->u.ident.sym;
   for (int d = 0; d < X->trank; d++) {
@@ -2373,14 +2337,7 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
         }
         continue;
       }
-      /* any other tile index: always checked (one unsigned compare), as its values come from
-       * data, unless it is proved inside the dim as computed (a paged cache's kk % PB of
-       * kk = k0 + rows(..): in [0, PB)) */
-      int64_t mx, D = X->tdim_const[d];
-      const Sym *S = X->tdim_size[d];
-      bool in = tile_nonneg(ix->start, 0) && tile_max(ix->start, &mx) &&
-                (S ? facts_assumed_at_least(K->ki, S, mx + 1) : mx + 1 <= D);
-      op->chk[d] = in ? 0 : 3;
+      op->chk[d] = 3; /* any other tile index: always checked, as its values come from data */
       continue;
     }
     if (ix->len) check_const_int(ix->len, &len);

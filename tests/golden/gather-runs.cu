@@ -102,7 +102,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       blk[15] = (k[15] < t2c_e0) ? t2c_v4[15] : -1;
       // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
       __nv_bfloat16 t2c_v5[16];
-      if ((unsigned)(blk[0]) < (unsigned)NB) {
+      if ((unsigned)(blk[0]) < (unsigned)NB && (unsigned)(k[0] % 16) < (unsigned)16) {
         const t2c::Vec<__nv_bfloat16, 8> t2c_w1 = t2c::ldg_vec<8>(KC + (((long long)blk[0]) * 16 + (k[0] % 16)) * 64 + t2c_c1);
         t2c_v5[0] = t2c_w1.v[0];
         t2c_v5[1] = t2c_w1.v[1];
@@ -122,7 +122,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
         t2c_v5[6] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[7] = t2c::cvt<__nv_bfloat16>(0.0f);
       }
-      if ((unsigned)(blk[8]) < (unsigned)NB) {
+      if ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)(k[8] % 16) < (unsigned)16) {
         const t2c::Vec<__nv_bfloat16, 8> t2c_w2 = t2c::ldg_vec<8>(KC + (((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1);
         t2c_v5[8] = t2c_w2.v[0];
         t2c_v5[9] = t2c_w2.v[1];
@@ -318,22 +318,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       blk[15] = (k[15] < t2c_e1) ? t2c_v4[15] : -1;
       // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
       __nv_bfloat16 t2c_v5[16];
-      t2c_v5[0] = ((unsigned)(blk[0]) < (unsigned)NB ? KC[(((long long)blk[0]) * 16 + (k[0] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[1] = ((unsigned)(blk[1]) < (unsigned)NB ? KC[(((long long)blk[1]) * 16 + (k[1] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[2] = ((unsigned)(blk[2]) < (unsigned)NB ? KC[(((long long)blk[2]) * 16 + (k[2] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[3] = ((unsigned)(blk[3]) < (unsigned)NB ? KC[(((long long)blk[3]) * 16 + (k[3] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB ? KC[(((long long)blk[4]) * 16 + (k[4] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB ? KC[(((long long)blk[5]) * 16 + (k[5] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB ? KC[(((long long)blk[6]) * 16 + (k[6] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB ? KC[(((long long)blk[7]) * 16 + (k[7] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[8] = ((unsigned)(blk[8]) < (unsigned)NB ? KC[(((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[9] = ((unsigned)(blk[9]) < (unsigned)NB ? KC[(((long long)blk[9]) * 16 + (k[9] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[10] = ((unsigned)(blk[10]) < (unsigned)NB ? KC[(((long long)blk[10]) * 16 + (k[10] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[11] = ((unsigned)(blk[11]) < (unsigned)NB ? KC[(((long long)blk[11]) * 16 + (k[11] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB ? KC[(((long long)blk[12]) * 16 + (k[12] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB ? KC[(((long long)blk[13]) * 16 + (k[13] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB ? KC[(((long long)blk[14]) * 16 + (k[14] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB ? KC[(((long long)blk[15]) * 16 + (k[15] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[0] = ((unsigned)(blk[0]) < (unsigned)NB && (unsigned)(k[0] % 16) < (unsigned)16 ? KC[(((long long)blk[0]) * 16 + (k[0] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[1] = ((unsigned)(blk[1]) < (unsigned)NB && (unsigned)(k[1] % 16) < (unsigned)16 ? KC[(((long long)blk[1]) * 16 + (k[1] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[2] = ((unsigned)(blk[2]) < (unsigned)NB && (unsigned)(k[2] % 16) < (unsigned)16 ? KC[(((long long)blk[2]) * 16 + (k[2] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[3] = ((unsigned)(blk[3]) < (unsigned)NB && (unsigned)(k[3] % 16) < (unsigned)16 ? KC[(((long long)blk[3]) * 16 + (k[3] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB && (unsigned)(k[4] % 16) < (unsigned)16 ? KC[(((long long)blk[4]) * 16 + (k[4] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB && (unsigned)(k[5] % 16) < (unsigned)16 ? KC[(((long long)blk[5]) * 16 + (k[5] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB && (unsigned)(k[6] % 16) < (unsigned)16 ? KC[(((long long)blk[6]) * 16 + (k[6] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB && (unsigned)(k[7] % 16) < (unsigned)16 ? KC[(((long long)blk[7]) * 16 + (k[7] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[8] = ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)(k[8] % 16) < (unsigned)16 ? KC[(((long long)blk[8]) * 16 + (k[8] % 16)) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[9] = ((unsigned)(blk[9]) < (unsigned)NB && (unsigned)(k[9] % 16) < (unsigned)16 ? KC[(((long long)blk[9]) * 16 + (k[9] % 16)) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[10] = ((unsigned)(blk[10]) < (unsigned)NB && (unsigned)(k[10] % 16) < (unsigned)16 ? KC[(((long long)blk[10]) * 16 + (k[10] % 16)) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[11] = ((unsigned)(blk[11]) < (unsigned)NB && (unsigned)(k[11] % 16) < (unsigned)16 ? KC[(((long long)blk[11]) * 16 + (k[11] % 16)) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB && (unsigned)(k[12] % 16) < (unsigned)16 ? KC[(((long long)blk[12]) * 16 + (k[12] % 16)) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB && (unsigned)(k[13] % 16) < (unsigned)16 ? KC[(((long long)blk[13]) * 16 + (k[13] % 16)) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB && (unsigned)(k[14] % 16) < (unsigned)16 ? KC[(((long long)blk[14]) * 16 + (k[14] % 16)) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB && (unsigned)(k[15] % 16) < (unsigned)16 ? KC[(((long long)blk[15]) * 16 + (k[15] % 16)) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[0]);
       t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[1]);
       t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[2]);
