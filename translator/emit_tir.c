@@ -598,6 +598,14 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     }
     const char *p = ex(P, a, t, at), *q = ex(P, b, t, at);
     if (x->ty.elem == T_BOOL) return F("(%s %s %s)", p, op_text(x->u.binary.op), q);
+    /* a non-negative i32 by a positive constant: unsigned, a shift or a mask for a power of
+     * two (signed / and % take a fix-up for negative dividends: kk / 16 and kk % 16 of kk =
+     * k0 + rows(64, 1), a paged cache's page and row). A cast, not >> or &, which bind less
+     * tightly than the + an index adds it to. */
+    int64_t c;
+    if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && check_const_int(b, &c) &&
+        c > 1 && c < ((int64_t)1 << 30) && facts_nonneg_tile(a))
+      return F("(int)((unsigned)%s %s %" PRId64 "u)", paren(P, strip(P, p)), op_text(x->u.binary.op), c);
     /* (the templates return their T: nothing to narrow) */
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && elem_is_int(t) && !safe_divisor(b))
       return F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SLASH ? "idiv" : "imod", ctype(t), p, q);

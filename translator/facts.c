@@ -140,6 +140,26 @@ bool facts_at_least(const KernelInfo *ki, const Expr *x, int64_t v) {
   return lower_bound(ki, x, &lb) && lb >= v;
 }
 
+bool facts_nonneg_tile(const Expr *x) {
+  for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
+    const Sym *y = x->u.ident.sym;
+    if (y->kind != SY_VAR || y->reassigned || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init) break;
+    x = y->decl->u.decl.init;
+  }
+  if (x->ty.rank == 0) return facts_nonneg(x);
+  if (x->kind == E_CALL && x->u.call.cast == T_NONE) {
+    if (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS) return true;
+    return x->u.call.builtin == B_WHERE && facts_nonneg_tile(x->u.call.args[1]) && facts_nonneg_tile(x->u.call.args[2]);
+  }
+  if (x->kind != E_BINARY) return false;
+  switch (x->u.binary.op) {
+  case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT:
+    return facts_nonneg_tile(x->u.binary.a) && facts_nonneg_tile(x->u.binary.b);
+  case TK_AND: return facts_nonneg_tile(x->u.binary.a) || facts_nonneg_tile(x->u.binary.b);
+  default: return false;
+  }
+}
+
 const Sym *facts_as_size(const Expr *x) {
   return x && x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym->kind == SY_SIZE ? x->u.ident.sym : NULL;
 }

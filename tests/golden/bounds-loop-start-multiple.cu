@@ -57,7 +57,7 @@ suffix(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ P
     acc2[2] = 0.0f;
     acc2[3] = 0.0f;
     // bounds-loop-start-multiple.tl:15: for i in range(k0 / 64 * 64, S, 64) {
-    for (int i__2 = (k0 / 64) * 64; i__2 < S; i__2 += 64) {
+    for (int i__2 = (int)((unsigned)k0 / 64u) * 64; i__2 < S; i__2 += 64) {
       // bounds-loop-start-multiple.tl:16: acc2 += X[i :+ 64]
       float t2c_v4[4] = {};
       if (t2c_r0 < 1 && t2c_c0 < 64) {
@@ -115,7 +115,7 @@ suffix(const float *__restrict__ X, float *__restrict__ O, float *__restrict__ P
     acc2[2] = 0.0f;
     acc2[3] = 0.0f;
     // bounds-loop-start-multiple.tl:15: for i in range(k0 / 64 * 64, S, 64) {
-    for (int i__2 = (k0 / 64) * 64; i__2 < S; i__2 += 64) {
+    for (int i__2 = (int)((unsigned)k0 / 64u) * 64; i__2 < S; i__2 += 64) {
       // bounds-loop-start-multiple.tl:16: acc2 += X[i :+ 64]
       float t2c_v4[4] = {};
       t2c_v4[0] = (t2c_r0 < 1 && t2c_c0 < 64 ? X[i__2 + t2c_c0] : 0.0f);

@@ -406,10 +406,10 @@ f8a(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ As, const __n
       t2c::sts_vec<16>(&t2c_v4_s[t2c_ph1 * 18432 + (t2c_r1 + 64) * 144 + t2c_c1], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v4[32], t2c_v4[33], t2c_v4[34], t2c_v4[35], t2c_v4[36], t2c_v4[37], t2c_v4[38], t2c_v4[39], t2c_v4[40], t2c_v4[41], t2c_v4[42], t2c_v4[43], t2c_v4[44], t2c_v4[45], t2c_v4[46], t2c_v4[47]}});
       t2c::sts_vec<16>(&t2c_v4_s[t2c_ph1 * 18432 + (t2c_r1 + 96) * 144 + t2c_c1], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v4[48], t2c_v4[49], t2c_v4[50], t2c_v4[51], t2c_v4[52], t2c_v4[53], t2c_v4[54], t2c_v4[55], t2c_v4[56], t2c_v4[57], t2c_v4[58], t2c_v4[59], t2c_v4[60], t2c_v4[61], t2c_v4[62], t2c_v4[63]}});
       float t2c_v5[4];
-      t2c_v5[0] = ((m0 + t2c_r0) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[1] = ((m0 + t2c_r0 + 8) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 8)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[2] = ((m0 + t2c_r0 + 16) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 16)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[3] = ((m0 + t2c_r0 + 24) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 24)) * KB + (k0 / 128)] : 0.0f);
+      t2c_v5[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[2] = ((m0 + t2c_r0 + 16) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 16)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[3] = ((m0 + t2c_r0 + 24) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 24)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
       __syncthreads();  // t2c_v3_s and t2c_v4_s: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 8 tiles of 16 x 8; tiles across 0 .. 3, then the next part (each part's k steps a loop, then added in: register pressure)
       t2c_v2[0] = 0.0f;
@@ -833,10 +833,10 @@ f8a(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ As, const __n
       t2c::sts_vec<16>(&t2c_v4_s[t2c_ph1 * 18432 + (t2c_r1 + 64) * 144 + t2c_c1], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v4[32], t2c_v4[33], t2c_v4[34], t2c_v4[35], t2c_v4[36], t2c_v4[37], t2c_v4[38], t2c_v4[39], t2c_v4[40], t2c_v4[41], t2c_v4[42], t2c_v4[43], t2c_v4[44], t2c_v4[45], t2c_v4[46], t2c_v4[47]}});
       t2c::sts_vec<16>(&t2c_v4_s[t2c_ph1 * 18432 + (t2c_r1 + 96) * 144 + t2c_c1], t2c::Vec<__nv_fp8_e4m3, 16>{{t2c_v4[48], t2c_v4[49], t2c_v4[50], t2c_v4[51], t2c_v4[52], t2c_v4[53], t2c_v4[54], t2c_v4[55], t2c_v4[56], t2c_v4[57], t2c_v4[58], t2c_v4[59], t2c_v4[60], t2c_v4[61], t2c_v4[62], t2c_v4[63]}});
       float t2c_v5[4];
-      t2c_v5[0] = ((m0 + t2c_r0) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[1] = ((m0 + t2c_r0 + 8) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 8)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[2] = ((m0 + t2c_r0 + 16) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 16)) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[3] = ((m0 + t2c_r0 + 24) < M && (k0 / 128) < KB ? As[((long long)(m0 + t2c_r0 + 24)) * KB + (k0 / 128)] : 0.0f);
+      t2c_v5[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[2] = ((m0 + t2c_r0 + 16) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 16)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[3] = ((m0 + t2c_r0 + 24) < M && ((int)((unsigned)k0 / 128u)) < KB ? As[((long long)(m0 + t2c_r0 + 24)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
       __syncthreads();  // t2c_v3_s and t2c_v4_s: written at line 16, read here by other threads
       // on tensor cores (mma.sync.m16n8k32): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 8 tiles of 16 x 8; tiles across 0 .. 3, then the next part (each part's k steps a loop, then added in: register pressure)
       t2c_v2[0] = 0.0f;

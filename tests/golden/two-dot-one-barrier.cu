@@ -70,14 +70,14 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     for (int k0 = 0; k0 < K; k0 += 32) {
       // two-dot-one-barrier.tl:8: var b = B[0 :+ 64, k0 / 2 :+ 16]
       __half b[8];
-      b[0] = ((k0 / 2 + t2c_c1) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      b[1] = ((k0 / 2 + t2c_c1 + 1) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      b[2] = ((k0 / 2 + t2c_c1 + 2) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      b[3] = ((k0 / 2 + t2c_c1 + 3) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      b[4] = ((k0 / 2 + t2c_c1 + 4) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      b[5] = ((k0 / 2 + t2c_c1 + 5) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      b[6] = ((k0 / 2 + t2c_c1 + 6) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      b[7] = ((k0 / 2 + t2c_c1 + 7) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      b[0] = (((int)((unsigned)k0 / 2u) + t2c_c1) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      b[1] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 1) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      b[2] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 2) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      b[3] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 3) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      b[4] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 4) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      b[5] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 5) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      b[6] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 6) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      b[7] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 7) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       // two-dot-one-barrier.tl:9: acc += dot(A[0 :+ 64, k0 :+ 16], transpose(b * 2.0))
       __half t2c_v3[8];
       if ((k0 + t2c_c1) < K) {
@@ -249,14 +249,14 @@ k(const __half *__restrict__ A, const __half *__restrict__ B, float *__restrict_
     for (int k0 = 0; k0 < K; k0 += 32) {
       // two-dot-one-barrier.tl:8: var b = B[0 :+ 64, k0 / 2 :+ 16]
       __half b[8];
-      b[0] = ((k0 / 2 + t2c_c1) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      b[1] = ((k0 / 2 + t2c_c1 + 1) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      b[2] = ((k0 / 2 + t2c_c1 + 2) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      b[3] = ((k0 / 2 + t2c_c1 + 3) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      b[4] = ((k0 / 2 + t2c_c1 + 4) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      b[5] = ((k0 / 2 + t2c_c1 + 5) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      b[6] = ((k0 / 2 + t2c_c1 + 6) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      b[7] = ((k0 / 2 + t2c_c1 + 7) < K2 ? B[((long long)t2c_r1) * K2 + (k0 / 2 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      b[0] = (((int)((unsigned)k0 / 2u) + t2c_c1) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      b[1] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 1) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      b[2] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 2) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      b[3] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 3) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      b[4] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 4) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      b[5] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 5) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      b[6] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 6) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      b[7] = (((int)((unsigned)k0 / 2u) + t2c_c1 + 7) < K2 ? B[((long long)t2c_r1) * K2 + ((int)((unsigned)k0 / 2u) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       // two-dot-one-barrier.tl:9: acc += dot(A[0 :+ 64, k0 :+ 16], transpose(b * 2.0))
       __half t2c_v3[8];
       t2c_v3[0] = ((k0 + t2c_c1) < K ? A[((long long)t2c_r1) * K + (k0 + t2c_c1)] : t2c::cvt<__half>(0.0f));

@@ -333,8 +333,8 @@ k(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restrict__ B, cons
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(t2c_v2);
       float t2c_v5[2];
-      t2c_v5[0] = ((k0 / 128) < KB ? S[((long long)t2c_r0) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[1] = ((k0 / 128) < KB ? S[((long long)(t2c_r0 + 8)) * KB + (k0 / 128)] : 0.0f);
+      t2c_v5[0] = (((int)((unsigned)k0 / 128u)) < KB ? S[((long long)t2c_r0) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[1] = (((int)((unsigned)k0 / 128u)) < KB ? S[((long long)(t2c_r0 + 8)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
       acc[0] += t2c_v2[0] * t2c_v5[0];
       acc[1] += t2c_v2[1] * t2c_v5[0];
       acc[4] += t2c_v2[4] * t2c_v5[0];
@@ -671,8 +671,8 @@ k(const __nv_fp8_e4m3 *__restrict__ A, const __nv_fp8_e4m3 *__restrict__ B, cons
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(t2c_v2);
       float t2c_v5[2];
-      t2c_v5[0] = ((k0 / 128) < KB ? S[((long long)t2c_r0) * KB + (k0 / 128)] : 0.0f);
-      t2c_v5[1] = ((k0 / 128) < KB ? S[((long long)(t2c_r0 + 8)) * KB + (k0 / 128)] : 0.0f);
+      t2c_v5[0] = (((int)((unsigned)k0 / 128u)) < KB ? S[((long long)t2c_r0) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
+      t2c_v5[1] = (((int)((unsigned)k0 / 128u)) < KB ? S[((long long)(t2c_r0 + 8)) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f);
       acc[0] += t2c_v2[0] * t2c_v5[0];
       acc[1] += t2c_v2[1] * t2c_v5[0];
       acc[4] += t2c_v2[4] * t2c_v5[0];

@@ -134,12 +134,12 @@ fp8_block_gemm(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ SA
     float sa_p1[2];
     float sa_p2[2];
     if (0 < K) {  // sa_p1, 0 iterations ahead
-      sa_p1[0] = ((m0 + t2c_r0) < M && (0 / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + (0 / 128)] : 0.0f);
-      sa_p1[1] = ((m0 + t2c_r0 + 8) < M && (0 / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + (0 / 128)] : 0.0f);
+      sa_p1[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)0 / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)0 / 128u))] : 0.0f);
+      sa_p1[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)0 / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)0 / 128u))] : 0.0f);
     }
     if (0 + 128 < K) {  // sa_p2, 1 iteration ahead
-      sa_p2[0] = ((m0 + t2c_r0) < M && ((0 + 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((0 + 128) / 128)] : 0.0f);
-      sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((0 + 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((0 + 128) / 128)] : 0.0f);
+      sa_p2[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)(0 + 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)(0 + 128) / 128u))] : 0.0f);
+      sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)(0 + 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)(0 + 128) / 128u))] : 0.0f);
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 128, ++t2c_it0) {
       if (tid == 0 && k0 + 2 * 128 < K) {  // a_s, b_s, 2 iterations ahead, by TMA
@@ -156,11 +156,11 @@ fp8_block_gemm(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ SA
       sa_p1[0] = sa_p2[0];
       sa_p1[1] = sa_p2[1];
       if (k0 + 2 * 128 < K) {  // sa_p2, 2 iterations ahead
-        sa_p2[0] = ((m0 + t2c_r0) < M && ((k0 + 2 * 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((k0 + 2 * 128) / 128)] : 0.0f);
-        sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((k0 + 2 * 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((k0 + 2 * 128) / 128)] : 0.0f);
+        sa_p2[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)(k0 + 2 * 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)(k0 + 2 * 128) / 128u))] : 0.0f);
+        sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)(k0 + 2 * 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)(k0 + 2 * 128) / 128u))] : 0.0f);
       }
       // wgmma-operand-home-pipeline-sm90a.tl:20: var sb = SB[ctx.block.x, k0 / 128]
-      float sb = (int)blockIdx.x < NB && (k0 / 128) < KB ? SB[((long long)(int)blockIdx.x) * KB + (k0 / 128)] : 0.0f;
+      float sb = (int)blockIdx.x < NB && ((int)((unsigned)k0 / 128u)) < KB ? SB[((long long)(int)blockIdx.x) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f;
       // wgmma-operand-home-pipeline-sm90a.tl:21: acc += dot(a, transpose(b)) * (sa * sb)
       float t2c_v5[64];
       // on tensor cores (wgmma.mma_async.m64nNk32): m64n128k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
@@ -494,12 +494,12 @@ fp8_block_gemm(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ SA
     float sa_p1[2];
     float sa_p2[2];
     if (0 < K) {  // sa_p1, 0 iterations ahead
-      sa_p1[0] = ((m0 + t2c_r0) < M && (0 / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + (0 / 128)] : 0.0f);
-      sa_p1[1] = ((m0 + t2c_r0 + 8) < M && (0 / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + (0 / 128)] : 0.0f);
+      sa_p1[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)0 / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)0 / 128u))] : 0.0f);
+      sa_p1[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)0 / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)0 / 128u))] : 0.0f);
     }
     if (0 + 128 < K) {  // sa_p2, 1 iteration ahead
-      sa_p2[0] = ((m0 + t2c_r0) < M && ((0 + 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((0 + 128) / 128)] : 0.0f);
-      sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((0 + 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((0 + 128) / 128)] : 0.0f);
+      sa_p2[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)(0 + 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)(0 + 128) / 128u))] : 0.0f);
+      sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)(0 + 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)(0 + 128) / 128u))] : 0.0f);
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 128, ++t2c_it0) {
       t2c::cp_async_wait<1>();
@@ -529,11 +529,11 @@ fp8_block_gemm(const __nv_fp8_e4m3 *__restrict__ A, const float *__restrict__ SA
       sa_p1[0] = sa_p2[0];
       sa_p1[1] = sa_p2[1];
       if (k0 + 2 * 128 < K) {  // sa_p2, 2 iterations ahead
-        sa_p2[0] = ((m0 + t2c_r0) < M && ((k0 + 2 * 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((k0 + 2 * 128) / 128)] : 0.0f);
-        sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((k0 + 2 * 128) / 128) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((k0 + 2 * 128) / 128)] : 0.0f);
+        sa_p2[0] = ((m0 + t2c_r0) < M && ((int)((unsigned)(k0 + 2 * 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0)) * KB + ((int)((unsigned)(k0 + 2 * 128) / 128u))] : 0.0f);
+        sa_p2[1] = ((m0 + t2c_r0 + 8) < M && ((int)((unsigned)(k0 + 2 * 128) / 128u)) < KB ? SA[((long long)(m0 + t2c_r0 + 8)) * KB + ((int)((unsigned)(k0 + 2 * 128) / 128u))] : 0.0f);
       }
       // wgmma-operand-home-pipeline-sm90a.tl:20: var sb = SB[ctx.block.x, k0 / 128]
-      float sb = (int)blockIdx.x < NB && (k0 / 128) < KB ? SB[((long long)(int)blockIdx.x) * KB + (k0 / 128)] : 0.0f;
+      float sb = (int)blockIdx.x < NB && ((int)((unsigned)k0 / 128u)) < KB ? SB[((long long)(int)blockIdx.x) * KB + ((int)((unsigned)k0 / 128u))] : 0.0f;
       // wgmma-operand-home-pipeline-sm90a.tl:21: acc += dot(a, transpose(b)) * (sa * sb)
       float t2c_v5[64];
       // on tensor cores (wgmma.mma_async.m64nNk32): m64n128k32 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
