@@ -45,10 +45,10 @@ typedef struct Printer {
   bool masked;          /* copy_elem guards each copy by the tile mask: tensor_index leaves it out */
   struct OpenLoop *open; /* the for loops being printed, innermost first */
   bool peeled;          /* printing a loop's first iteration on its own (print_for): no deferred dot yet */
-  /* the dots after the one being printed over its A in the same k steps (tir_dots_share_a): printed in it */
+  /* the dots after the one being printed over its A in the same k steps (tir_dots_sharing_a): printed in it */
   struct TirOp *with[TIR_MAX_SHARE_A];
   int nwith;
-  int boff;             /* B fragment names t2c_b<j + boff>, t2c_q<j + boff>: the second of two such dots */
+  int boff;             /* B fragment names t2c_b<j + boff>, t2c_q<j + boff>: a dot of with[] (past the names before it) */
   int ring_at;          /* TO_FRAGS: stage rings read at the stage of their loop's next iteration (1), or
                            at the first stage, before the loop (2); 0: this iteration's */
   /* register-A wgmma dots: the first of each one's A fragment names t2c_a<n> (two
@@ -604,7 +604,7 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
      * tightly than the + an index adds it to. */
     int64_t c;
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && check_const_int(b, &c) &&
-        c > 1 && c < ((int64_t)1 << 30) && facts_nonneg_tile(a))
+        c > 1 && c < ((int64_t)1 << 30) && facts_nonneg(a))
       return F("(int)((unsigned)%s %s %" PRId64 "u)", paren(P, strip(P, p)), op_text(x->u.binary.op), c);
     /* (the templates return their T: nothing to narrow) */
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && elem_is_int(t) && !safe_divisor(b))
@@ -2364,7 +2364,7 @@ static void zero_acc(Printer *P, const TirOp *op, int nbeg, int nend, bool i8) {
 
 /* A dot by mma.sync: from shared memory, each k step's A and B fragments by ldmatrix,
  * then the mma of each pair of m16 and n8 tiles; or, A in registers, packed from
- * them. P->with are the dots after it over the same A (tir_dots_share_a): their B
+ * them. P->with are the dots after it over the same A (tir_dots_sharing_a): their B
  * fragments and mma follow in each k step, after this one's, and A's fragments are
  * loaded once for all. */
 static void print_dot(Printer *P, const TirOp *op) {

@@ -79,6 +79,9 @@ bool facts_nonneg(const Expr *x) {
     if (!y) return false;
     if (y->kind == SY_SIZE) return true;
     if (y->kind == SY_LOOP) return facts_nonneg(y->decl->u.forr.lo);
+    /* a tile var assigned only at its declaration (facts_resolve follows scalars) */
+    if (y->kind == SY_VAR && y->ty.rank > 0 && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
+      return facts_nonneg(y->decl->u.decl.init);
     return false;
   }
   case E_BINARY:
@@ -91,6 +94,7 @@ bool facts_nonneg(const Expr *x) {
     default: return false;
     }
   case E_CALL:
+    if (x->u.call.cast == T_NONE && (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS)) return true;
     if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
       return false;
     for (int i = 0; i < x->u.call.nargs; i++) {
@@ -138,26 +142,6 @@ static bool lower_bound(const KernelInfo *ki, const Expr *x, int64_t *lb) {
 bool facts_at_least(const KernelInfo *ki, const Expr *x, int64_t v) {
   int64_t lb;
   return lower_bound(ki, x, &lb) && lb >= v;
-}
-
-bool facts_nonneg_tile(const Expr *x) {
-  for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
-    const Sym *y = x->u.ident.sym;
-    if (y->kind != SY_VAR || y->reassigned || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init) break;
-    x = y->decl->u.decl.init;
-  }
-  if (x->ty.rank == 0) return facts_nonneg(x);
-  if (x->kind == E_CALL && x->u.call.cast == T_NONE) {
-    if (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS) return true;
-    return x->u.call.builtin == B_WHERE && facts_nonneg_tile(x->u.call.args[1]) && facts_nonneg_tile(x->u.call.args[2]);
-  }
-  if (x->kind != E_BINARY) return false;
-  switch (x->u.binary.op) {
-  case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT:
-    return facts_nonneg_tile(x->u.binary.a) && facts_nonneg_tile(x->u.binary.b);
-  case TK_AND: return facts_nonneg_tile(x->u.binary.a) || facts_nonneg_tile(x->u.binary.b);
-  default: return false;
-  }
 }
 
 const Sym *facts_as_size(const Expr *x) {

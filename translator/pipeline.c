@@ -669,7 +669,7 @@ static TirOp *dot_part(TirKernel *K, TirOp *d, int j, int kbeg, int kend) {
   return p;
 }
 
-/* with are the nwith dots after d that read d's A (tir_dots_share_a): each is cut
+/* with are the nwith dots after d that read d's A (tir_dots_sharing_a): each is cut
  * alike, its parts right after d's, so that they share their A fragments
  * (emit_tir.c print_dot). */
 static void cut_dot(TirKernel *K, TirOp *d, TirOp **with, int nwith, TirOp **copies, int n, TirOp *commit,

@@ -545,10 +545,7 @@ const Expr *facts_resolve(const Expr *x);
 void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx);
 /* Sets Sym.reassigned on every var assigned after its declaration (also through a window). */
 void facts_mark_reassigned(Block *b);
-bool facts_nonneg(const Expr *x);                 /* x >= 0 in every execution */
-/* The same of a tile too, at every element: rows() and cols(), and +, *, /, % of
- * non-negative operands (& with one), through vars assigned only at their declaration. */
-bool facts_nonneg_tile(const Expr *x);
+bool facts_nonneg(const Expr *x);                 /* x >= 0 in every execution (a tile: at every element) */
 /* x >= v in every execution, by a lower bound of its terms (sizes by @assume, ctx.blocks >= 1). */
 bool facts_at_least(const KernelInfo *ki, const Expr *x, int64_t v);
 const Sym *facts_as_size(const Expr *x);          /* x is a size name */
