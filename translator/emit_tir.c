@@ -345,6 +345,10 @@ static const char *home_ref(Printer *P, const TirVar *v, At at) {
 
 /* Element at of value v as an lvalue: its register, or its place in its shared home. */
 static const char *elem_ref(Printer *P, const TirVar *v, At at) {
+  if (v->packed) { /* a part of a word (pipeline.c) */
+    int per = 4 / elem_bytes[v->elem], r = reg_of(v->layout, at);
+    return F("t2c::part_ref<%s>(%s[%d], %d)", ctype(v->elem), v->cname, r / per, r % per);
+  }
   return v->home ? home_ref(P, v, at) : F("%s[%d]", v->cname, reg_of(v->layout, at));
 }
 
@@ -407,6 +411,10 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
     const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
     const char *x = F("%s[%s]", X->cname, lin);
     return cond ? F("(%s ? %s : %s)", cond, x, pad) : x;
+  }
+  if (v->packed) {
+    int per = 4 / elem_bytes[v->elem], r = reg_of(v->layout, *at);
+    return F("t2c::part<%s>(%s[%d], %d)", ctype(v->elem), v->cname, r / per, r % per);
   }
   const char *m = v->home ? tile_mask(P, (At){v->layout, at->ir, at->ic, at->v}) : NULL;
   const char *r = elem_ref(P, v, *at);
@@ -838,8 +846,13 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
     return;
   }
   const char *w = F("t2c_w%d", P->ctr++);
-  const char *load = F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s);", ctype(X->ty.elem), n, w, n,
-                       elem_ptr(P, X, lin));
+  /* into packed registers (pipeline.c): the run's whole words, loaded as words */
+  const TirVar *dv = op->dst;
+  int per = dv->packed ? 4 / elem_bytes[dv->elem] : 0, r0 = per ? reg_of(dv->layout, at) : 0;
+  bool words = per && n % per == 0 && r0 % per == 0;
+  const char *load = words ? F("const t2c::Vec<unsigned, %d> %s = t2c::ldg_words<%d>(%s);", n / per, w, n, elem_ptr(P, X, lin))
+                           : F("const t2c::Vec<%s, %d> %s = t2c::ldg_vec<%d>(%s);", ctype(X->ty.elem), n, w, n,
+                               elem_ptr(P, X, lin));
   const char *hp = home_run(P, op, at, n);
   if (hp) { /* the run straight into the home, in one store (or its pad) */
     dst_at(P, op, at, &m); /* a padding row's mask holds for the whole run (no column padding) */
@@ -864,7 +877,8 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
     P->indent++;
   }
   if (cond || n > 1) line(P, "%s", load);
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; words && k < n / per; k++) line(P, "%s[%d] = %s.v[%d];", dv->cname, r0 / per + k, w, k);
+  for (int k = 0; !words && k < n; k++) {
     At e = at;
     e.v = at.v + k;
     const char *d = dst_at(P, op, e, &m);
@@ -874,7 +888,8 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
     P->indent--;
     line(P, "} else {");
     P->indent++;
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; words && !op->pad && k < n / per; k++) line(P, "%s[%d] = 0u;", dv->cname, r0 / per + k);
+    for (int k = 0; !(words && !op->pad) && k < n; k++) {
       At e = at;
       e.v = at.v + k;
       const char *d = dst_at(P, op, e, &m);
@@ -2878,6 +2893,12 @@ static bool defers(const TirOp *op) {
 
 static void print_decl(Printer *P, const TirVar *v) {
   if (v->home) return; /* its shared copy */
+  if (v->packed) {
+    int n = layout_count(v->layout);
+    line(P, "unsigned %s[%d]%s;  // %d %s elements, %d a register", v->cname, tir_packed_words(v->elem, n),
+         layout_padded(v->layout) ? " = {}" : "", n, elem_names[v->elem], 4 / elem_bytes[v->elem]);
+    return;
+  }
   bool dead = v->sym && v->sym->dead; /* never read: nvcc warned that it was set but never used */
   line(P, "%s%s %s[%d]%s;%s", dead ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname, layout_count(v->layout),
        layout_padded(v->layout) ? " = {}" : "", dead ? "  // never read (-Wunused)" : "");
@@ -2919,6 +2940,17 @@ static bool reads_once(const TirOp *op) {
   }
 }
 
+/* A ring's shift between packed slots (pipeline.c): word by word. */
+static bool packed_copy(Printer *P, const TirOp *op) {
+  const TirVar *src = op->dst && op->dst->packed && op->expr ? tir_hoisted(P->K, op->expr) : NULL;
+  if (!src || !src->packed || src->elem != op->dst->elem || src->layout != op->dst->layout || op->op != TK_ASSIGN ||
+      op->has_win || op->uguard)
+    return false;
+  for (int k = 0; k < tir_packed_words(src->elem, layout_count(src->layout)); k++)
+    line(P, "%s[%d] = %s[%d];", op->dst->cname, k, src->cname, k);
+  return true;
+}
+
 static void print_op_kind(Printer *P, const TirOp *op) {
   OpenLoop open;
   switch (op->kind) {
@@ -2934,6 +2966,7 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
     return;
   case TO_ASSIGN:
+    if (packed_copy(P, op)) return;
     if (op->lay->kind == LY_SCALAR) { /* a scalar value (a store's that reads its own tensor) */
       line(P, "%s[0] %s %s;", op->dst->cname, op_text(op->op), strip(P, ex(P, op->expr, op->dst->elem, NULL)));
       return;

@@ -17,6 +17,9 @@
  * A load whose value only fills a dot operand's copy goes to shared memory
  * directly instead: a ring of n copies filled by cp.async (stage_rings below);
  * with no cp.async on the target (hw.c) it keeps its register ring.
+ * A ring of 1- or 2-byte elements holds them packed, 4 (2) a 32-bit register
+ * (TirVar.packed: an int8 weight ring of 32 elements a thread takes 8 registers
+ * a slot, not 32), and its budget counts the words.
  * A ring that would take the kernel past its register budget is not made, nor
  * one in a loop with a continue (it would skip the shift).
  *
@@ -1321,7 +1324,10 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     bool want = from >= 0 || ringable(K, op, f->stmt);
     /* a gather's index keeps its ring: the gather's ring reads its slots */
     bool once = want && from < 0 && !deeper && same_each_iteration(K, op, f->stmt);
-    int regs = want ? layout_count(op->dst->layout) * (once ? 1 : d + deeper) : 0;
+    /* a ring of 1- or 2-byte elements holds them packed in words (TirVar.packed), but not a
+     * gather's index ring, whose slots its gathers read */
+    int words = !want || once || deeper ? 0 : tir_packed_words(op->dst->elem, layout_count(op->dst->layout));
+    int regs = !want ? 0 : words ? words * d : layout_count(op->dst->layout) * (once ? 1 : d + deeper);
     if (want && tir_value_regs(K) + ringed + regs <= TIR_MAX_VALUE_REGS) {
       ringed += regs;
       inline_slice(K, op, f->stmt, &f->inlined);
@@ -1331,6 +1337,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
       }
       TirVar **p = ring(K, f, op, d + deeper, before, &body, from >= 0 ? ix[from] : NULL,
                         from >= 0 ? ixring[from] : NULL);
+      for (int j = 1; words && j <= d; j++) p[j]->packed = true;
       for (int j = 0; j < nix; j++)
         if (ix[j] == op->dst) ixring[j] = p;
     } else {

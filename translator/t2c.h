@@ -728,6 +728,10 @@ typedef struct TirVar {
   /* layout.c split_dots: a dot's value computed and read in this many parts of its
    * repeats across (TirOp.nbeg, nend), one part live at a time (0: whole) */
   int parts;
+  /* pipeline.c: a ring slot of 1- or 2-byte elements (a load issued ahead) held as 32-bit
+   * words, 4 (2) elements a word (tir_var_regs): only its loads and the ring's copies touch
+   * it, whole words where they can (emit_tir.c) */
+  bool packed;
 } TirVar;
 
 typedef enum TirOpKind {
@@ -1153,6 +1157,8 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
  * tir_value_regs: that peak, over the values with a layout now. */
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
+/* The 32-bit words n elements of e take packed (TirVar.packed), or 0: they cannot be. */
+int tir_packed_words(ElemType e, int n);
 int tir_value_peak(const TirKernel *K, PtrVec *at);
 /* The peak as ptxas holds the values: a declaration holds no registers until the value is
  * written, and an elementwise assign in its value's layout that reads another value for the

@@ -313,7 +313,15 @@ static Live live_ranges(const TirKernel *K, const TirOp *op, bool held) {
 }
 
 static int value_regs(const TirVar *v) {
+  if (v->packed) return tir_packed_words(v->elem, layout_count(v->layout));
   return layout_count(v->layout) / (v->parts ? v->parts : 1) * (elem_bytes[v->elem] > 4 ? 2 : 1);
+}
+
+/* The 32-bit words that n elements of type e take packed (TirVar.packed), or 0 when they
+ * cannot be: elements of 1 or 2 bytes filling whole words. */
+int tir_packed_words(ElemType e, int n) {
+  int b = elem_bytes[e];
+  return (b == 1 || b == 2) && n * b % 4 == 0 ? n * b / 4 : 0;
 }
 
 /* An elementwise assign at p in its value's layout, the value's first write, that reads
@@ -748,6 +756,7 @@ void tir_dump(const TirKernel *K, FILE *out) {
     if (v->direct) fprintf(out, " in its copy's stage ring only");
     else if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
     if (v->home) fprintf(out, ", living in %s (too large for registers)", K->bufs[v->home - 1].cname);
+    if (v->packed) fprintf(out, ", packed: %d registers", tir_packed_words(v->elem, layout_count(v->layout)));
     if (v->fused) fprintf(out, ", never held: its one reader reads the tensor (too large for registers)");
     fprintf(out, "\n");
   }

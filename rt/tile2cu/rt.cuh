@@ -498,6 +498,54 @@ template <typename T, int N> union VecWords_ {
   Vec<T, N> v;
   unsigned u[sizeof(Vec<T, N>) >= 4 ? sizeof(Vec<T, N>) / 4 : 1];
 };
+// A run of N 1- or 2-byte elements loaded as 32-bit words, for packed registers: a
+// Vec of bytes taken apart into words again cost ptxas a PRMT and LOP3 a byte.
+#ifdef TILE2CU_SIM
+template <int N, typename T>
+T2C_DEVICE Vec<unsigned, N * sizeof(T) / 4> ldg_words(::t2c_sim::checked_ptr<T> g) {
+  const Vec<typename std::remove_cv<T>::type, N> v = ldg_vec<N>(g);
+  Vec<unsigned, N * sizeof(T) / 4> w;
+  __builtin_memcpy(static_cast<void *>(&w), static_cast<const void *>(&v), sizeof w);
+  return w;
+}
+#else
+template <int N, typename T> T2C_DEVICE Vec<unsigned, N * sizeof(T) / 4> ldg_words(const T *p) {
+  return *reinterpret_cast<const Vec<unsigned, N * sizeof(T) / 4> *>(p);
+}
+#endif
+
+// ---- packed registers: a value of 1- or 2-byte elements that lives across loop
+// iterations (a @pipeline ring's slots) is held as 32-bit words, 4 (2) elements a
+// word, as ptxas holds one element a register otherwise (an int8 weight ring of 32
+// bytes a thread took 32 registers, not 8). part reads element k of word w;
+// part_ref(w, k) = v writes it.
+#ifdef TILE2CU_SIM
+#define T2C_PART_COPY_(d, s, n) __builtin_memcpy(static_cast<void *>(d), static_cast<const void *>(s), n)
+#else
+#define T2C_PART_COPY_(d, s, n) memcpy(static_cast<void *>(d), static_cast<const void *>(s), n) /* (NVRTC has no __builtin_memcpy) */
+#endif
+template <int B> struct PartBits_;
+template <> struct PartBits_<1> { typedef unsigned char type; };
+template <> struct PartBits_<2> { typedef unsigned short type; };
+template <typename T> T2C_DEVICE T part(unsigned w, int k) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2, "packed registers hold 1- and 2-byte elements");
+  const typename PartBits_<(int)sizeof(T)>::type u = (typename PartBits_<(int)sizeof(T)>::type)(w >> (8 * (int)sizeof(T) * k));
+  T t;
+  T2C_PART_COPY_(&t, &u, sizeof(T));
+  return t;
+}
+template <typename T> struct PartRef_ {
+  unsigned &w;
+  int k;
+  T2C_DEVICE void operator=(const T &v) const {
+    typename PartBits_<(int)sizeof(T)>::type u;
+    T2C_PART_COPY_(&u, &v, sizeof(T));
+    const int s = 8 * (int)sizeof(T) * k;
+    const unsigned m = (sizeof(T) == 1 ? 0xffu : 0xffffu) << s;
+    w = (w & ~m) | ((unsigned)u << s);
+  }
+};
+template <typename T> T2C_DEVICE PartRef_<T> part_ref(unsigned &w, int k) { return PartRef_<T>{w, k}; }
 #ifndef TILE2CU_SIM
 template <int N, typename T> T2C_DEVICE Vec<T, N> ldg_vec(const T *p) {
   return *reinterpret_cast<const Vec<T, N> *>(p);

@@ -80,152 +80,104 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     // paged-decode-scalars.tl:21: var nblk = cdiv(len, PB)
     int nblk = (len + 16 - 1) / 16;
     // paged-decode-scalars.tl:23: for j in range(0, nblk) {
-    __half t2c_v7_p1[16];
+    unsigned t2c_v7_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
         t2c_v7_p1[0] = t2c_w1.v[0];
         t2c_v7_p1[1] = t2c_w1.v[1];
         t2c_v7_p1[2] = t2c_w1.v[2];
         t2c_v7_p1[3] = t2c_w1.v[3];
-        t2c_v7_p1[4] = t2c_w1.v[4];
-        t2c_v7_p1[5] = t2c_w1.v[5];
-        t2c_v7_p1[6] = t2c_w1.v[6];
-        t2c_v7_p1[7] = t2c_w1.v[7];
       } else {
-        t2c_v7_p1[0] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[1] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[2] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[3] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[4] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[5] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[6] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[7] = t2c::cvt<__half>(0.0f);
+        t2c_v7_p1[0] = 0u;
+        t2c_v7_p1[1] = 0u;
+        t2c_v7_p1[2] = 0u;
+        t2c_v7_p1[3] = 0u;
       }
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-        t2c_v7_p1[8] = t2c_w2.v[0];
-        t2c_v7_p1[9] = t2c_w2.v[1];
-        t2c_v7_p1[10] = t2c_w2.v[2];
-        t2c_v7_p1[11] = t2c_w2.v[3];
-        t2c_v7_p1[12] = t2c_w2.v[4];
-        t2c_v7_p1[13] = t2c_w2.v[5];
-        t2c_v7_p1[14] = t2c_w2.v[6];
-        t2c_v7_p1[15] = t2c_w2.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+        t2c_v7_p1[4] = t2c_w2.v[0];
+        t2c_v7_p1[5] = t2c_w2.v[1];
+        t2c_v7_p1[6] = t2c_w2.v[2];
+        t2c_v7_p1[7] = t2c_w2.v[3];
       } else {
-        t2c_v7_p1[8] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[9] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[10] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[11] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[12] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[13] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[14] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[15] = t2c::cvt<__half>(0.0f);
+        t2c_v7_p1[4] = 0u;
+        t2c_v7_p1[5] = 0u;
+        t2c_v7_p1[6] = 0u;
+        t2c_v7_p1[7] = 0u;
       }
     }
-    __half t2c_v9_p1[16];
+    unsigned t2c_v9_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v9_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
         t2c_v9_p1[0] = t2c_w3.v[0];
         t2c_v9_p1[1] = t2c_w3.v[1];
         t2c_v9_p1[2] = t2c_w3.v[2];
         t2c_v9_p1[3] = t2c_w3.v[3];
-        t2c_v9_p1[4] = t2c_w3.v[4];
-        t2c_v9_p1[5] = t2c_w3.v[5];
-        t2c_v9_p1[6] = t2c_w3.v[6];
-        t2c_v9_p1[7] = t2c_w3.v[7];
       } else {
-        t2c_v9_p1[0] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[1] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[2] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[3] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[4] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[5] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[6] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[7] = t2c::cvt<__half>(0.0f);
+        t2c_v9_p1[0] = 0u;
+        t2c_v9_p1[1] = 0u;
+        t2c_v9_p1[2] = 0u;
+        t2c_v9_p1[3] = 0u;
       }
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-        t2c_v9_p1[8] = t2c_w4.v[0];
-        t2c_v9_p1[9] = t2c_w4.v[1];
-        t2c_v9_p1[10] = t2c_w4.v[2];
-        t2c_v9_p1[11] = t2c_w4.v[3];
-        t2c_v9_p1[12] = t2c_w4.v[4];
-        t2c_v9_p1[13] = t2c_w4.v[5];
-        t2c_v9_p1[14] = t2c_w4.v[6];
-        t2c_v9_p1[15] = t2c_w4.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+        t2c_v9_p1[4] = t2c_w4.v[0];
+        t2c_v9_p1[5] = t2c_w4.v[1];
+        t2c_v9_p1[6] = t2c_w4.v[2];
+        t2c_v9_p1[7] = t2c_w4.v[3];
       } else {
-        t2c_v9_p1[8] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[9] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[10] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[11] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[12] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[13] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[14] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[15] = t2c::cvt<__half>(0.0f);
+        t2c_v9_p1[4] = 0u;
+        t2c_v9_p1[5] = 0u;
+        t2c_v9_p1[6] = 0u;
+        t2c_v9_p1[7] = 0u;
       }
     }
     for (int j_ = 0; j_ < nblk; ++j_) {
       // paged-decode-scalars.tl:25: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
       float k[16];
       __half t2c_v7[16];
-      t2c_v7[0] = t2c_v7_p1[0];
-      t2c_v7[1] = t2c_v7_p1[1];
-      t2c_v7[2] = t2c_v7_p1[2];
-      t2c_v7[3] = t2c_v7_p1[3];
-      t2c_v7[4] = t2c_v7_p1[4];
-      t2c_v7[5] = t2c_v7_p1[5];
-      t2c_v7[6] = t2c_v7_p1[6];
-      t2c_v7[7] = t2c_v7_p1[7];
-      t2c_v7[8] = t2c_v7_p1[8];
-      t2c_v7[9] = t2c_v7_p1[9];
-      t2c_v7[10] = t2c_v7_p1[10];
-      t2c_v7[11] = t2c_v7_p1[11];
-      t2c_v7[12] = t2c_v7_p1[12];
-      t2c_v7[13] = t2c_v7_p1[13];
-      t2c_v7[14] = t2c_v7_p1[14];
-      t2c_v7[15] = t2c_v7_p1[15];
+      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
+      t2c_v7[8] = t2c::part<__half>(t2c_v7_p1[4], 0);
+      t2c_v7[9] = t2c::part<__half>(t2c_v7_p1[4], 1);
+      t2c_v7[10] = t2c::part<__half>(t2c_v7_p1[5], 0);
+      t2c_v7[11] = t2c::part<__half>(t2c_v7_p1[5], 1);
+      t2c_v7[12] = t2c::part<__half>(t2c_v7_p1[6], 0);
+      t2c_v7[13] = t2c::part<__half>(t2c_v7_p1[6], 1);
+      t2c_v7[14] = t2c::part<__half>(t2c_v7_p1[7], 0);
+      t2c_v7[15] = t2c::part<__half>(t2c_v7_p1[7], 1);
       if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
         if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+          const t2c::Vec<unsigned, 4> t2c_w5 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
           t2c_v7_p1[0] = t2c_w5.v[0];
           t2c_v7_p1[1] = t2c_w5.v[1];
           t2c_v7_p1[2] = t2c_w5.v[2];
           t2c_v7_p1[3] = t2c_w5.v[3];
-          t2c_v7_p1[4] = t2c_w5.v[4];
-          t2c_v7_p1[5] = t2c_w5.v[5];
-          t2c_v7_p1[6] = t2c_w5.v[6];
-          t2c_v7_p1[7] = t2c_w5.v[7];
         } else {
-          t2c_v7_p1[0] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[1] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[2] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[3] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[4] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[5] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[6] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[7] = t2c::cvt<__half>(0.0f);
+          t2c_v7_p1[0] = 0u;
+          t2c_v7_p1[1] = 0u;
+          t2c_v7_p1[2] = 0u;
+          t2c_v7_p1[3] = 0u;
         }
         if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-          t2c_v7_p1[8] = t2c_w6.v[0];
-          t2c_v7_p1[9] = t2c_w6.v[1];
-          t2c_v7_p1[10] = t2c_w6.v[2];
-          t2c_v7_p1[11] = t2c_w6.v[3];
-          t2c_v7_p1[12] = t2c_w6.v[4];
-          t2c_v7_p1[13] = t2c_w6.v[5];
-          t2c_v7_p1[14] = t2c_w6.v[6];
-          t2c_v7_p1[15] = t2c_w6.v[7];
+          const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+          t2c_v7_p1[4] = t2c_w6.v[0];
+          t2c_v7_p1[5] = t2c_w6.v[1];
+          t2c_v7_p1[6] = t2c_w6.v[2];
+          t2c_v7_p1[7] = t2c_w6.v[3];
         } else {
-          t2c_v7_p1[8] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[9] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[10] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[11] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[12] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[13] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[14] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p1[15] = t2c::cvt<__half>(0.0f);
+          t2c_v7_p1[4] = 0u;
+          t2c_v7_p1[5] = 0u;
+          t2c_v7_p1[6] = 0u;
+          t2c_v7_p1[7] = 0u;
         }
       }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
@@ -247,62 +199,46 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       // paged-decode-scalars.tl:26: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[16];
       __half t2c_v9[16];
-      t2c_v9[0] = t2c_v9_p1[0];
-      t2c_v9[1] = t2c_v9_p1[1];
-      t2c_v9[2] = t2c_v9_p1[2];
-      t2c_v9[3] = t2c_v9_p1[3];
-      t2c_v9[4] = t2c_v9_p1[4];
-      t2c_v9[5] = t2c_v9_p1[5];
-      t2c_v9[6] = t2c_v9_p1[6];
-      t2c_v9[7] = t2c_v9_p1[7];
-      t2c_v9[8] = t2c_v9_p1[8];
-      t2c_v9[9] = t2c_v9_p1[9];
-      t2c_v9[10] = t2c_v9_p1[10];
-      t2c_v9[11] = t2c_v9_p1[11];
-      t2c_v9[12] = t2c_v9_p1[12];
-      t2c_v9[13] = t2c_v9_p1[13];
-      t2c_v9[14] = t2c_v9_p1[14];
-      t2c_v9[15] = t2c_v9_p1[15];
+      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
+      t2c_v9[8] = t2c::part<__half>(t2c_v9_p1[4], 0);
+      t2c_v9[9] = t2c::part<__half>(t2c_v9_p1[4], 1);
+      t2c_v9[10] = t2c::part<__half>(t2c_v9_p1[5], 0);
+      t2c_v9[11] = t2c::part<__half>(t2c_v9_p1[5], 1);
+      t2c_v9[12] = t2c::part<__half>(t2c_v9_p1[6], 0);
+      t2c_v9[13] = t2c::part<__half>(t2c_v9_p1[6], 1);
+      t2c_v9[14] = t2c::part<__half>(t2c_v9_p1[7], 0);
+      t2c_v9[15] = t2c::part<__half>(t2c_v9_p1[7], 1);
       if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
         if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+          const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
           t2c_v9_p1[0] = t2c_w7.v[0];
           t2c_v9_p1[1] = t2c_w7.v[1];
           t2c_v9_p1[2] = t2c_w7.v[2];
           t2c_v9_p1[3] = t2c_w7.v[3];
-          t2c_v9_p1[4] = t2c_w7.v[4];
-          t2c_v9_p1[5] = t2c_w7.v[5];
-          t2c_v9_p1[6] = t2c_w7.v[6];
-          t2c_v9_p1[7] = t2c_w7.v[7];
         } else {
-          t2c_v9_p1[0] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[1] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[2] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[3] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[4] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[5] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[6] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[7] = t2c::cvt<__half>(0.0f);
+          t2c_v9_p1[0] = 0u;
+          t2c_v9_p1[1] = 0u;
+          t2c_v9_p1[2] = 0u;
+          t2c_v9_p1[3] = 0u;
         }
         if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-          t2c_v9_p1[8] = t2c_w8.v[0];
-          t2c_v9_p1[9] = t2c_w8.v[1];
-          t2c_v9_p1[10] = t2c_w8.v[2];
-          t2c_v9_p1[11] = t2c_w8.v[3];
-          t2c_v9_p1[12] = t2c_w8.v[4];
-          t2c_v9_p1[13] = t2c_w8.v[5];
-          t2c_v9_p1[14] = t2c_w8.v[6];
-          t2c_v9_p1[15] = t2c_w8.v[7];
+          const t2c::Vec<unsigned, 4> t2c_w8 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+          t2c_v9_p1[4] = t2c_w8.v[0];
+          t2c_v9_p1[5] = t2c_w8.v[1];
+          t2c_v9_p1[6] = t2c_w8.v[2];
+          t2c_v9_p1[7] = t2c_w8.v[3];
         } else {
-          t2c_v9_p1[8] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[9] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[10] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[11] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[12] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[13] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[14] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p1[15] = t2c::cvt<__half>(0.0f);
+          t2c_v9_p1[4] = 0u;
+          t2c_v9_p1[5] = 0u;
+          t2c_v9_p1[6] = 0u;
+          t2c_v9_p1[7] = 0u;
         }
       }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
@@ -507,81 +443,81 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     // paged-decode-scalars.tl:21: var nblk = cdiv(len, PB)
     int nblk = (len + 16 - 1) / 16;
     // paged-decode-scalars.tl:23: for j in range(0, nblk) {
-    __half t2c_v7_p1[16];
+    unsigned t2c_v7_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
-      t2c_v7_p1[0] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[8] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[9] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[10] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[11] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[12] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[13] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[14] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[15] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    __half t2c_v9_p1[16];
+    unsigned t2c_v9_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v9_p1, 0 iterations ahead
-      t2c_v9_p1[0] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[8] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[9] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[10] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[11] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[12] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[13] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[14] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[15] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int j_ = 0; j_ < nblk; ++j_) {
       // paged-decode-scalars.tl:25: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
       float k[16];
       __half t2c_v7[16];
-      t2c_v7[0] = t2c_v7_p1[0];
-      t2c_v7[1] = t2c_v7_p1[1];
-      t2c_v7[2] = t2c_v7_p1[2];
-      t2c_v7[3] = t2c_v7_p1[3];
-      t2c_v7[4] = t2c_v7_p1[4];
-      t2c_v7[5] = t2c_v7_p1[5];
-      t2c_v7[6] = t2c_v7_p1[6];
-      t2c_v7[7] = t2c_v7_p1[7];
-      t2c_v7[8] = t2c_v7_p1[8];
-      t2c_v7[9] = t2c_v7_p1[9];
-      t2c_v7[10] = t2c_v7_p1[10];
-      t2c_v7[11] = t2c_v7_p1[11];
-      t2c_v7[12] = t2c_v7_p1[12];
-      t2c_v7[13] = t2c_v7_p1[13];
-      t2c_v7[14] = t2c_v7_p1[14];
-      t2c_v7[15] = t2c_v7_p1[15];
+      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
+      t2c_v7[8] = t2c::part<__half>(t2c_v7_p1[4], 0);
+      t2c_v7[9] = t2c::part<__half>(t2c_v7_p1[4], 1);
+      t2c_v7[10] = t2c::part<__half>(t2c_v7_p1[5], 0);
+      t2c_v7[11] = t2c::part<__half>(t2c_v7_p1[5], 1);
+      t2c_v7[12] = t2c::part<__half>(t2c_v7_p1[6], 0);
+      t2c_v7[13] = t2c::part<__half>(t2c_v7_p1[6], 1);
+      t2c_v7[14] = t2c::part<__half>(t2c_v7_p1[7], 0);
+      t2c_v7[15] = t2c::part<__half>(t2c_v7_p1[7], 1);
       if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
-        t2c_v7_p1[0] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[1] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[2] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[3] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[4] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[5] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[6] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[7] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[8] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[9] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[10] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[11] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[12] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[13] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[14] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p1[15] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
       k[1] = t2c::cvt<float>(t2c_v7[1]);
@@ -602,39 +538,39 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       // paged-decode-scalars.tl:26: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[16];
       __half t2c_v9[16];
-      t2c_v9[0] = t2c_v9_p1[0];
-      t2c_v9[1] = t2c_v9_p1[1];
-      t2c_v9[2] = t2c_v9_p1[2];
-      t2c_v9[3] = t2c_v9_p1[3];
-      t2c_v9[4] = t2c_v9_p1[4];
-      t2c_v9[5] = t2c_v9_p1[5];
-      t2c_v9[6] = t2c_v9_p1[6];
-      t2c_v9[7] = t2c_v9_p1[7];
-      t2c_v9[8] = t2c_v9_p1[8];
-      t2c_v9[9] = t2c_v9_p1[9];
-      t2c_v9[10] = t2c_v9_p1[10];
-      t2c_v9[11] = t2c_v9_p1[11];
-      t2c_v9[12] = t2c_v9_p1[12];
-      t2c_v9[13] = t2c_v9_p1[13];
-      t2c_v9[14] = t2c_v9_p1[14];
-      t2c_v9[15] = t2c_v9_p1[15];
+      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
+      t2c_v9[8] = t2c::part<__half>(t2c_v9_p1[4], 0);
+      t2c_v9[9] = t2c::part<__half>(t2c_v9_p1[4], 1);
+      t2c_v9[10] = t2c::part<__half>(t2c_v9_p1[5], 0);
+      t2c_v9[11] = t2c::part<__half>(t2c_v9_p1[5], 1);
+      t2c_v9[12] = t2c::part<__half>(t2c_v9_p1[6], 0);
+      t2c_v9[13] = t2c::part<__half>(t2c_v9_p1[6], 1);
+      t2c_v9[14] = t2c::part<__half>(t2c_v9_p1[7], 0);
+      t2c_v9[15] = t2c::part<__half>(t2c_v9_p1[7], 1);
       if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
-        t2c_v9_p1[0] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[1] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[2] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[3] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[4] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[5] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[6] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[7] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[8] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[9] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[10] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[11] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[12] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[13] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[14] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p1[15] = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
       v_[1] = t2c::cvt<float>(t2c_v9[1]);

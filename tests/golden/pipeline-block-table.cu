@@ -85,96 +85,64 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     float l[1] = {};
     l[0] = 0.0f;
     // pipeline-block-table.tl:19: for j in range(0, cdiv(len, PB)) {
-    __half t2c_v7_p1[8];
-    __half t2c_v7_p2[8];
+    unsigned t2c_v7_p1[4];  // 8 f16 elements, 2 a register
+    unsigned t2c_v7_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v7_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v7_p1[0] = t2c_w1.v[0];
         t2c_v7_p1[1] = t2c_w1.v[1];
         t2c_v7_p1[2] = t2c_w1.v[2];
         t2c_v7_p1[3] = t2c_w1.v[3];
-        t2c_v7_p1[4] = t2c_w1.v[4];
-        t2c_v7_p1[5] = t2c_w1.v[5];
-        t2c_v7_p1[6] = t2c_w1.v[6];
-        t2c_v7_p1[7] = t2c_w1.v[7];
       } else {
-        t2c_v7_p1[0] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[1] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[2] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[3] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[4] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[5] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[6] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p1[7] = t2c::cvt<__half>(0.0f);
+        t2c_v7_p1[0] = 0u;
+        t2c_v7_p1[1] = 0u;
+        t2c_v7_p1[2] = 0u;
+        t2c_v7_p1[3] = 0u;
       }
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
       if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v7_p2[0] = t2c_w2.v[0];
         t2c_v7_p2[1] = t2c_w2.v[1];
         t2c_v7_p2[2] = t2c_w2.v[2];
         t2c_v7_p2[3] = t2c_w2.v[3];
-        t2c_v7_p2[4] = t2c_w2.v[4];
-        t2c_v7_p2[5] = t2c_w2.v[5];
-        t2c_v7_p2[6] = t2c_w2.v[6];
-        t2c_v7_p2[7] = t2c_w2.v[7];
       } else {
-        t2c_v7_p2[0] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[1] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[2] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[3] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[4] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[5] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[6] = t2c::cvt<__half>(0.0f);
-        t2c_v7_p2[7] = t2c::cvt<__half>(0.0f);
+        t2c_v7_p2[0] = 0u;
+        t2c_v7_p2[1] = 0u;
+        t2c_v7_p2[2] = 0u;
+        t2c_v7_p2[3] = 0u;
       }
     }
-    __half t2c_v9_p1[8];
-    __half t2c_v9_p2[8];
+    unsigned t2c_v9_p1[4];  // 8 f16 elements, 2 a register
+    unsigned t2c_v9_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v9_p1, 0 iterations ahead
       if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v9_p1[0] = t2c_w3.v[0];
         t2c_v9_p1[1] = t2c_w3.v[1];
         t2c_v9_p1[2] = t2c_w3.v[2];
         t2c_v9_p1[3] = t2c_w3.v[3];
-        t2c_v9_p1[4] = t2c_w3.v[4];
-        t2c_v9_p1[5] = t2c_w3.v[5];
-        t2c_v9_p1[6] = t2c_w3.v[6];
-        t2c_v9_p1[7] = t2c_w3.v[7];
       } else {
-        t2c_v9_p1[0] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[1] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[2] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[3] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[4] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[5] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[6] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p1[7] = t2c::cvt<__half>(0.0f);
+        t2c_v9_p1[0] = 0u;
+        t2c_v9_p1[1] = 0u;
+        t2c_v9_p1[2] = 0u;
+        t2c_v9_p1[3] = 0u;
       }
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
       if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v9_p2[0] = t2c_w4.v[0];
         t2c_v9_p2[1] = t2c_w4.v[1];
         t2c_v9_p2[2] = t2c_w4.v[2];
         t2c_v9_p2[3] = t2c_w4.v[3];
-        t2c_v9_p2[4] = t2c_w4.v[4];
-        t2c_v9_p2[5] = t2c_w4.v[5];
-        t2c_v9_p2[6] = t2c_w4.v[6];
-        t2c_v9_p2[7] = t2c_w4.v[7];
       } else {
-        t2c_v9_p2[0] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[1] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[2] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[3] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[4] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[5] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[6] = t2c::cvt<__half>(0.0f);
-        t2c_v9_p2[7] = t2c::cvt<__half>(0.0f);
+        t2c_v9_p2[0] = 0u;
+        t2c_v9_p2[1] = 0u;
+        t2c_v9_p2[2] = 0u;
+        t2c_v9_p2[3] = 0u;
       }
     }
     const int t2c_end5 = (len + 16 - 1) / 16;
@@ -182,42 +150,30 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];
-      t2c_v7[0] = t2c_v7_p1[0];
-      t2c_v7[1] = t2c_v7_p1[1];
-      t2c_v7[2] = t2c_v7_p1[2];
-      t2c_v7[3] = t2c_v7_p1[3];
-      t2c_v7[4] = t2c_v7_p1[4];
-      t2c_v7[5] = t2c_v7_p1[5];
-      t2c_v7[6] = t2c_v7_p1[6];
-      t2c_v7[7] = t2c_v7_p1[7];
+      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
       t2c_v7_p1[0] = t2c_v7_p2[0];
       t2c_v7_p1[1] = t2c_v7_p2[1];
       t2c_v7_p1[2] = t2c_v7_p2[2];
       t2c_v7_p1[3] = t2c_v7_p2[3];
-      t2c_v7_p1[4] = t2c_v7_p2[4];
-      t2c_v7_p1[5] = t2c_v7_p2[5];
-      t2c_v7_p1[6] = t2c_v7_p2[6];
-      t2c_v7_p1[7] = t2c_v7_p2[7];
       if (j_ + 2 < t2c_end5) {  // t2c_v7_p2, 2 iterations ahead
         if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
           t2c_v7_p2[0] = t2c_w6.v[0];
           t2c_v7_p2[1] = t2c_w6.v[1];
           t2c_v7_p2[2] = t2c_w6.v[2];
           t2c_v7_p2[3] = t2c_w6.v[3];
-          t2c_v7_p2[4] = t2c_w6.v[4];
-          t2c_v7_p2[5] = t2c_w6.v[5];
-          t2c_v7_p2[6] = t2c_w6.v[6];
-          t2c_v7_p2[7] = t2c_w6.v[7];
         } else {
-          t2c_v7_p2[0] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[1] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[2] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[3] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[4] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[5] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[6] = t2c::cvt<__half>(0.0f);
-          t2c_v7_p2[7] = t2c::cvt<__half>(0.0f);
+          t2c_v7_p2[0] = 0u;
+          t2c_v7_p2[1] = 0u;
+          t2c_v7_p2[2] = 0u;
+          t2c_v7_p2[3] = 0u;
         }
       }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
@@ -231,42 +187,30 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[8];
       __half t2c_v9[8];
-      t2c_v9[0] = t2c_v9_p1[0];
-      t2c_v9[1] = t2c_v9_p1[1];
-      t2c_v9[2] = t2c_v9_p1[2];
-      t2c_v9[3] = t2c_v9_p1[3];
-      t2c_v9[4] = t2c_v9_p1[4];
-      t2c_v9[5] = t2c_v9_p1[5];
-      t2c_v9[6] = t2c_v9_p1[6];
-      t2c_v9[7] = t2c_v9_p1[7];
+      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
       t2c_v9_p1[0] = t2c_v9_p2[0];
       t2c_v9_p1[1] = t2c_v9_p2[1];
       t2c_v9_p1[2] = t2c_v9_p2[2];
       t2c_v9_p1[3] = t2c_v9_p2[3];
-      t2c_v9_p1[4] = t2c_v9_p2[4];
-      t2c_v9_p1[5] = t2c_v9_p2[5];
-      t2c_v9_p1[6] = t2c_v9_p2[6];
-      t2c_v9_p1[7] = t2c_v9_p2[7];
       if (j_ + 2 < t2c_end5) {  // t2c_v9_p2, 2 iterations ahead
         if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
           t2c_v9_p2[0] = t2c_w7.v[0];
           t2c_v9_p2[1] = t2c_w7.v[1];
           t2c_v9_p2[2] = t2c_w7.v[2];
           t2c_v9_p2[3] = t2c_w7.v[3];
-          t2c_v9_p2[4] = t2c_w7.v[4];
-          t2c_v9_p2[5] = t2c_w7.v[5];
-          t2c_v9_p2[6] = t2c_w7.v[6];
-          t2c_v9_p2[7] = t2c_w7.v[7];
         } else {
-          t2c_v9_p2[0] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[1] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[2] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[3] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[4] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[5] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[6] = t2c::cvt<__half>(0.0f);
-          t2c_v9_p2[7] = t2c::cvt<__half>(0.0f);
+          t2c_v9_p2[0] = 0u;
+          t2c_v9_p2[1] = 0u;
+          t2c_v9_p2[2] = 0u;
+          t2c_v9_p2[3] = 0u;
         }
       }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
@@ -445,80 +389,76 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     float l[1] = {};
     l[0] = 0.0f;
     // pipeline-block-table.tl:19: for j in range(0, cdiv(len, PB)) {
-    __half t2c_v7_p1[8];
-    __half t2c_v7_p2[8];
+    unsigned t2c_v7_p1[4];  // 8 f16 elements, 2 a register
+    unsigned t2c_v7_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v7_p1, 0 iterations ahead
-      t2c_v7_p1[0] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
-      t2c_v7_p2[0] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[1] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[2] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[3] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v7_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    __half t2c_v9_p1[8];
-    __half t2c_v9_p2[8];
+    unsigned t2c_v9_p1[4];  // 8 f16 elements, 2 a register
+    unsigned t2c_v9_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v9_p1, 0 iterations ahead
-      t2c_v9_p1[0] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[1] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[2] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[3] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[4] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[5] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[6] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p1[7] = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
-      t2c_v9_p2[0] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[1] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[2] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[3] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[4] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[5] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[6] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v9_p2[7] = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     const int t2c_end12 = (len + 16 - 1) / 16;
     for (int j_ = 0; j_ < t2c_end12; ++j_) {
       // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
       float k[8];
       __half t2c_v7[8];
-      t2c_v7[0] = t2c_v7_p1[0];
-      t2c_v7[1] = t2c_v7_p1[1];
-      t2c_v7[2] = t2c_v7_p1[2];
-      t2c_v7[3] = t2c_v7_p1[3];
-      t2c_v7[4] = t2c_v7_p1[4];
-      t2c_v7[5] = t2c_v7_p1[5];
-      t2c_v7[6] = t2c_v7_p1[6];
-      t2c_v7[7] = t2c_v7_p1[7];
+      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
       t2c_v7_p1[0] = t2c_v7_p2[0];
       t2c_v7_p1[1] = t2c_v7_p2[1];
       t2c_v7_p1[2] = t2c_v7_p2[2];
       t2c_v7_p1[3] = t2c_v7_p2[3];
-      t2c_v7_p1[4] = t2c_v7_p2[4];
-      t2c_v7_p1[5] = t2c_v7_p2[5];
-      t2c_v7_p1[6] = t2c_v7_p2[6];
-      t2c_v7_p1[7] = t2c_v7_p2[7];
       if (j_ + 2 < t2c_end12) {  // t2c_v7_p2, 2 iterations ahead
-        t2c_v7_p2[0] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[1] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[2] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[3] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v7_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
       k[1] = t2c::cvt<float>(t2c_v7[1]);
@@ -531,31 +471,27 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
       float v_[8];
       __half t2c_v9[8];
-      t2c_v9[0] = t2c_v9_p1[0];
-      t2c_v9[1] = t2c_v9_p1[1];
-      t2c_v9[2] = t2c_v9_p1[2];
-      t2c_v9[3] = t2c_v9_p1[3];
-      t2c_v9[4] = t2c_v9_p1[4];
-      t2c_v9[5] = t2c_v9_p1[5];
-      t2c_v9[6] = t2c_v9_p1[6];
-      t2c_v9[7] = t2c_v9_p1[7];
+      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
       t2c_v9_p1[0] = t2c_v9_p2[0];
       t2c_v9_p1[1] = t2c_v9_p2[1];
       t2c_v9_p1[2] = t2c_v9_p2[2];
       t2c_v9_p1[3] = t2c_v9_p2[3];
-      t2c_v9_p1[4] = t2c_v9_p2[4];
-      t2c_v9_p1[5] = t2c_v9_p2[5];
-      t2c_v9_p1[6] = t2c_v9_p2[6];
-      t2c_v9_p1[7] = t2c_v9_p2[7];
       if (j_ + 2 < t2c_end12) {  // t2c_v9_p2, 2 iterations ahead
-        t2c_v9_p2[0] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[1] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[2] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[3] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[4] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[5] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[6] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v9_p2[7] = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
       v_[1] = t2c::cvt<float>(t2c_v9[1]);

@@ -85,176 +85,112 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::mbar_arrive_expect_tx(&t2c_mbar0[1], 4096);
       t2c::tma_load_2d(&b_s[1 * 2048], &t2c_tmap_B, n0, 0 + 32, &t2c_mbar0[1]);
     }
-    __half a_p1[16];
-    __half a_p2[16];
+    unsigned a_p1[8];  // 16 f16 elements, 2 a register
+    unsigned a_p2[8];  // 16 f16 elements, 2 a register
     if (0 < K) {  // a_p1, 0 iterations ahead
       if ((m0 + t2c_r1) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w0 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
+        const t2c::Vec<unsigned, 4> t2c_w0 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + t2c_c1);
         a_p1[0] = t2c_w0.v[0];
         a_p1[1] = t2c_w0.v[1];
         a_p1[2] = t2c_w0.v[2];
         a_p1[3] = t2c_w0.v[3];
-        a_p1[4] = t2c_w0.v[4];
-        a_p1[5] = t2c_w0.v[5];
-        a_p1[6] = t2c_w0.v[6];
-        a_p1[7] = t2c_w0.v[7];
       } else {
-        a_p1[0] = t2c::cvt<__half>(0.0f);
-        a_p1[1] = t2c::cvt<__half>(0.0f);
-        a_p1[2] = t2c::cvt<__half>(0.0f);
-        a_p1[3] = t2c::cvt<__half>(0.0f);
-        a_p1[4] = t2c::cvt<__half>(0.0f);
-        a_p1[5] = t2c::cvt<__half>(0.0f);
-        a_p1[6] = t2c::cvt<__half>(0.0f);
-        a_p1[7] = t2c::cvt<__half>(0.0f);
+        a_p1[0] = 0u;
+        a_p1[1] = 0u;
+        a_p1[2] = 0u;
+        a_p1[3] = 0u;
       }
       if ((m0 + t2c_r1 + 32) < M && t2c_c1 < K) {
-        const t2c::Vec<__half, 8> t2c_w1 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
-        a_p1[8] = t2c_w1.v[0];
-        a_p1[9] = t2c_w1.v[1];
-        a_p1[10] = t2c_w1.v[2];
-        a_p1[11] = t2c_w1.v[3];
-        a_p1[12] = t2c_w1.v[4];
-        a_p1[13] = t2c_w1.v[5];
-        a_p1[14] = t2c_w1.v[6];
-        a_p1[15] = t2c_w1.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1);
+        a_p1[4] = t2c_w1.v[0];
+        a_p1[5] = t2c_w1.v[1];
+        a_p1[6] = t2c_w1.v[2];
+        a_p1[7] = t2c_w1.v[3];
       } else {
-        a_p1[8] = t2c::cvt<__half>(0.0f);
-        a_p1[9] = t2c::cvt<__half>(0.0f);
-        a_p1[10] = t2c::cvt<__half>(0.0f);
-        a_p1[11] = t2c::cvt<__half>(0.0f);
-        a_p1[12] = t2c::cvt<__half>(0.0f);
-        a_p1[13] = t2c::cvt<__half>(0.0f);
-        a_p1[14] = t2c::cvt<__half>(0.0f);
-        a_p1[15] = t2c::cvt<__half>(0.0f);
+        a_p1[4] = 0u;
+        a_p1[5] = 0u;
+        a_p1[6] = 0u;
+        a_p1[7] = 0u;
       }
     }
     if (0 + 32 < K) {  // a_p2, 1 iteration ahead
       if ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w2 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
+        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
         a_p2[0] = t2c_w2.v[0];
         a_p2[1] = t2c_w2.v[1];
         a_p2[2] = t2c_w2.v[2];
         a_p2[3] = t2c_w2.v[3];
-        a_p2[4] = t2c_w2.v[4];
-        a_p2[5] = t2c_w2.v[5];
-        a_p2[6] = t2c_w2.v[6];
-        a_p2[7] = t2c_w2.v[7];
       } else {
-        a_p2[0] = t2c::cvt<__half>(0.0f);
-        a_p2[1] = t2c::cvt<__half>(0.0f);
-        a_p2[2] = t2c::cvt<__half>(0.0f);
-        a_p2[3] = t2c::cvt<__half>(0.0f);
-        a_p2[4] = t2c::cvt<__half>(0.0f);
-        a_p2[5] = t2c::cvt<__half>(0.0f);
-        a_p2[6] = t2c::cvt<__half>(0.0f);
-        a_p2[7] = t2c::cvt<__half>(0.0f);
+        a_p2[0] = 0u;
+        a_p2[1] = 0u;
+        a_p2[2] = 0u;
+        a_p2[3] = 0u;
       }
       if ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w3 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
-        a_p2[8] = t2c_w3.v[0];
-        a_p2[9] = t2c_w3.v[1];
-        a_p2[10] = t2c_w3.v[2];
-        a_p2[11] = t2c_w3.v[3];
-        a_p2[12] = t2c_w3.v[4];
-        a_p2[13] = t2c_w3.v[5];
-        a_p2[14] = t2c_w3.v[6];
-        a_p2[15] = t2c_w3.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
+        a_p2[4] = t2c_w3.v[0];
+        a_p2[5] = t2c_w3.v[1];
+        a_p2[6] = t2c_w3.v[2];
+        a_p2[7] = t2c_w3.v[3];
       } else {
-        a_p2[8] = t2c::cvt<__half>(0.0f);
-        a_p2[9] = t2c::cvt<__half>(0.0f);
-        a_p2[10] = t2c::cvt<__half>(0.0f);
-        a_p2[11] = t2c::cvt<__half>(0.0f);
-        a_p2[12] = t2c::cvt<__half>(0.0f);
-        a_p2[13] = t2c::cvt<__half>(0.0f);
-        a_p2[14] = t2c::cvt<__half>(0.0f);
-        a_p2[15] = t2c::cvt<__half>(0.0f);
+        a_p2[4] = 0u;
+        a_p2[5] = 0u;
+        a_p2[6] = 0u;
+        a_p2[7] = 0u;
       }
     }
-    __half a_p1_2[16];
-    __half a_p2_2[16];
+    unsigned a_p1_2[8];  // 16 f16 elements, 2 a register
+    unsigned a_p2_2[8];  // 16 f16 elements, 2 a register
     if (0 < K) {  // a_p1_2, 0 iterations ahead
       if ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w4 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
+        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1));
         a_p1_2[0] = t2c_w4.v[0];
         a_p1_2[1] = t2c_w4.v[1];
         a_p1_2[2] = t2c_w4.v[2];
         a_p1_2[3] = t2c_w4.v[3];
-        a_p1_2[4] = t2c_w4.v[4];
-        a_p1_2[5] = t2c_w4.v[5];
-        a_p1_2[6] = t2c_w4.v[6];
-        a_p1_2[7] = t2c_w4.v[7];
       } else {
-        a_p1_2[0] = t2c::cvt<__half>(0.0f);
-        a_p1_2[1] = t2c::cvt<__half>(0.0f);
-        a_p1_2[2] = t2c::cvt<__half>(0.0f);
-        a_p1_2[3] = t2c::cvt<__half>(0.0f);
-        a_p1_2[4] = t2c::cvt<__half>(0.0f);
-        a_p1_2[5] = t2c::cvt<__half>(0.0f);
-        a_p1_2[6] = t2c::cvt<__half>(0.0f);
-        a_p1_2[7] = t2c::cvt<__half>(0.0f);
+        a_p1_2[0] = 0u;
+        a_p1_2[1] = 0u;
+        a_p1_2[2] = 0u;
+        a_p1_2[3] = 0u;
       }
       if ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w5 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
-        a_p1_2[8] = t2c_w5.v[0];
-        a_p1_2[9] = t2c_w5.v[1];
-        a_p1_2[10] = t2c_w5.v[2];
-        a_p1_2[11] = t2c_w5.v[3];
-        a_p1_2[12] = t2c_w5.v[4];
-        a_p1_2[13] = t2c_w5.v[5];
-        a_p1_2[14] = t2c_w5.v[6];
-        a_p1_2[15] = t2c_w5.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w5 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1));
+        a_p1_2[4] = t2c_w5.v[0];
+        a_p1_2[5] = t2c_w5.v[1];
+        a_p1_2[6] = t2c_w5.v[2];
+        a_p1_2[7] = t2c_w5.v[3];
       } else {
-        a_p1_2[8] = t2c::cvt<__half>(0.0f);
-        a_p1_2[9] = t2c::cvt<__half>(0.0f);
-        a_p1_2[10] = t2c::cvt<__half>(0.0f);
-        a_p1_2[11] = t2c::cvt<__half>(0.0f);
-        a_p1_2[12] = t2c::cvt<__half>(0.0f);
-        a_p1_2[13] = t2c::cvt<__half>(0.0f);
-        a_p1_2[14] = t2c::cvt<__half>(0.0f);
-        a_p1_2[15] = t2c::cvt<__half>(0.0f);
+        a_p1_2[4] = 0u;
+        a_p1_2[5] = 0u;
+        a_p1_2[6] = 0u;
+        a_p1_2[7] = 0u;
       }
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
       if ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w6 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1));
+        const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1));
         a_p2_2[0] = t2c_w6.v[0];
         a_p2_2[1] = t2c_w6.v[1];
         a_p2_2[2] = t2c_w6.v[2];
         a_p2_2[3] = t2c_w6.v[3];
-        a_p2_2[4] = t2c_w6.v[4];
-        a_p2_2[5] = t2c_w6.v[5];
-        a_p2_2[6] = t2c_w6.v[6];
-        a_p2_2[7] = t2c_w6.v[7];
       } else {
-        a_p2_2[0] = t2c::cvt<__half>(0.0f);
-        a_p2_2[1] = t2c::cvt<__half>(0.0f);
-        a_p2_2[2] = t2c::cvt<__half>(0.0f);
-        a_p2_2[3] = t2c::cvt<__half>(0.0f);
-        a_p2_2[4] = t2c::cvt<__half>(0.0f);
-        a_p2_2[5] = t2c::cvt<__half>(0.0f);
-        a_p2_2[6] = t2c::cvt<__half>(0.0f);
-        a_p2_2[7] = t2c::cvt<__half>(0.0f);
+        a_p2_2[0] = 0u;
+        a_p2_2[1] = 0u;
+        a_p2_2[2] = 0u;
+        a_p2_2[3] = 0u;
       }
       if ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1) < K) {
-        const t2c::Vec<__half, 8> t2c_w7 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1));
-        a_p2_2[8] = t2c_w7.v[0];
-        a_p2_2[9] = t2c_w7.v[1];
-        a_p2_2[10] = t2c_w7.v[2];
-        a_p2_2[11] = t2c_w7.v[3];
-        a_p2_2[12] = t2c_w7.v[4];
-        a_p2_2[13] = t2c_w7.v[5];
-        a_p2_2[14] = t2c_w7.v[6];
-        a_p2_2[15] = t2c_w7.v[7];
+        const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1));
+        a_p2_2[4] = t2c_w7.v[0];
+        a_p2_2[5] = t2c_w7.v[1];
+        a_p2_2[6] = t2c_w7.v[2];
+        a_p2_2[7] = t2c_w7.v[3];
       } else {
-        a_p2_2[8] = t2c::cvt<__half>(0.0f);
-        a_p2_2[9] = t2c::cvt<__half>(0.0f);
-        a_p2_2[10] = t2c::cvt<__half>(0.0f);
-        a_p2_2[11] = t2c::cvt<__half>(0.0f);
-        a_p2_2[12] = t2c::cvt<__half>(0.0f);
-        a_p2_2[13] = t2c::cvt<__half>(0.0f);
-        a_p2_2[14] = t2c::cvt<__half>(0.0f);
-        a_p2_2[15] = t2c::cvt<__half>(0.0f);
+        a_p2_2[4] = 0u;
+        a_p2_2[5] = 0u;
+        a_p2_2[6] = 0u;
+        a_p2_2[7] = 0u;
       }
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
@@ -266,22 +202,22 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::mbar_wait_parity(&t2c_mbar0[t2c_it0 % 3], (t2c_it0 / 3) & 1);  // this iteration's stage has landed
       // pipeline-reload-dot-operand-sm90a.tl:13: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
-      a[0] = a_p1[0];
-      a[1] = a_p1[1];
-      a[2] = a_p1[2];
-      a[3] = a_p1[3];
-      a[4] = a_p1[4];
-      a[5] = a_p1[5];
-      a[6] = a_p1[6];
-      a[7] = a_p1[7];
-      a[8] = a_p1[8];
-      a[9] = a_p1[9];
-      a[10] = a_p1[10];
-      a[11] = a_p1[11];
-      a[12] = a_p1[12];
-      a[13] = a_p1[13];
-      a[14] = a_p1[14];
-      a[15] = a_p1[15];
+      a[0] = t2c::part<__half>(a_p1[0], 0);
+      a[1] = t2c::part<__half>(a_p1[0], 1);
+      a[2] = t2c::part<__half>(a_p1[1], 0);
+      a[3] = t2c::part<__half>(a_p1[1], 1);
+      a[4] = t2c::part<__half>(a_p1[2], 0);
+      a[5] = t2c::part<__half>(a_p1[2], 1);
+      a[6] = t2c::part<__half>(a_p1[3], 0);
+      a[7] = t2c::part<__half>(a_p1[3], 1);
+      a[8] = t2c::part<__half>(a_p1[4], 0);
+      a[9] = t2c::part<__half>(a_p1[4], 1);
+      a[10] = t2c::part<__half>(a_p1[5], 0);
+      a[11] = t2c::part<__half>(a_p1[5], 1);
+      a[12] = t2c::part<__half>(a_p1[6], 0);
+      a[13] = t2c::part<__half>(a_p1[6], 1);
+      a[14] = t2c::part<__half>(a_p1[7], 0);
+      a[15] = t2c::part<__half>(a_p1[7], 1);
       a_p1[0] = a_p2[0];
       a_p1[1] = a_p2[1];
       a_p1[2] = a_p2[2];
@@ -290,54 +226,30 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1[5] = a_p2[5];
       a_p1[6] = a_p2[6];
       a_p1[7] = a_p2[7];
-      a_p1[8] = a_p2[8];
-      a_p1[9] = a_p2[9];
-      a_p1[10] = a_p2[10];
-      a_p1[11] = a_p2[11];
-      a_p1[12] = a_p2[12];
-      a_p1[13] = a_p2[13];
-      a_p1[14] = a_p2[14];
-      a_p1[15] = a_p2[15];
       if (k0 + 2 * 32 < K) {  // a_p2, 2 iterations ahead
         if ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K) {
-          const t2c::Vec<__half, 8> t2c_w8 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1));
+          const t2c::Vec<unsigned, 4> t2c_w8 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1));
           a_p2[0] = t2c_w8.v[0];
           a_p2[1] = t2c_w8.v[1];
           a_p2[2] = t2c_w8.v[2];
           a_p2[3] = t2c_w8.v[3];
-          a_p2[4] = t2c_w8.v[4];
-          a_p2[5] = t2c_w8.v[5];
-          a_p2[6] = t2c_w8.v[6];
-          a_p2[7] = t2c_w8.v[7];
         } else {
-          a_p2[0] = t2c::cvt<__half>(0.0f);
-          a_p2[1] = t2c::cvt<__half>(0.0f);
-          a_p2[2] = t2c::cvt<__half>(0.0f);
-          a_p2[3] = t2c::cvt<__half>(0.0f);
-          a_p2[4] = t2c::cvt<__half>(0.0f);
-          a_p2[5] = t2c::cvt<__half>(0.0f);
-          a_p2[6] = t2c::cvt<__half>(0.0f);
-          a_p2[7] = t2c::cvt<__half>(0.0f);
+          a_p2[0] = 0u;
+          a_p2[1] = 0u;
+          a_p2[2] = 0u;
+          a_p2[3] = 0u;
         }
         if ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K) {
-          const t2c::Vec<__half, 8> t2c_w9 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1));
-          a_p2[8] = t2c_w9.v[0];
-          a_p2[9] = t2c_w9.v[1];
-          a_p2[10] = t2c_w9.v[2];
-          a_p2[11] = t2c_w9.v[3];
-          a_p2[12] = t2c_w9.v[4];
-          a_p2[13] = t2c_w9.v[5];
-          a_p2[14] = t2c_w9.v[6];
-          a_p2[15] = t2c_w9.v[7];
+          const t2c::Vec<unsigned, 4> t2c_w9 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1));
+          a_p2[4] = t2c_w9.v[0];
+          a_p2[5] = t2c_w9.v[1];
+          a_p2[6] = t2c_w9.v[2];
+          a_p2[7] = t2c_w9.v[3];
         } else {
-          a_p2[8] = t2c::cvt<__half>(0.0f);
-          a_p2[9] = t2c::cvt<__half>(0.0f);
-          a_p2[10] = t2c::cvt<__half>(0.0f);
-          a_p2[11] = t2c::cvt<__half>(0.0f);
-          a_p2[12] = t2c::cvt<__half>(0.0f);
-          a_p2[13] = t2c::cvt<__half>(0.0f);
-          a_p2[14] = t2c::cvt<__half>(0.0f);
-          a_p2[15] = t2c::cvt<__half>(0.0f);
+          a_p2[4] = 0u;
+          a_p2[5] = 0u;
+          a_p2[6] = 0u;
+          a_p2[7] = 0u;
         }
       }
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
@@ -357,22 +269,22 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
       // pipeline-reload-dot-operand-sm90a.tl:16: a = A[m0 :+ 64, k0 + 32 :+ 32]
-      a[0] = a_p1_2[0];
-      a[1] = a_p1_2[1];
-      a[2] = a_p1_2[2];
-      a[3] = a_p1_2[3];
-      a[4] = a_p1_2[4];
-      a[5] = a_p1_2[5];
-      a[6] = a_p1_2[6];
-      a[7] = a_p1_2[7];
-      a[8] = a_p1_2[8];
-      a[9] = a_p1_2[9];
-      a[10] = a_p1_2[10];
-      a[11] = a_p1_2[11];
-      a[12] = a_p1_2[12];
-      a[13] = a_p1_2[13];
-      a[14] = a_p1_2[14];
-      a[15] = a_p1_2[15];
+      a[0] = t2c::part<__half>(a_p1_2[0], 0);
+      a[1] = t2c::part<__half>(a_p1_2[0], 1);
+      a[2] = t2c::part<__half>(a_p1_2[1], 0);
+      a[3] = t2c::part<__half>(a_p1_2[1], 1);
+      a[4] = t2c::part<__half>(a_p1_2[2], 0);
+      a[5] = t2c::part<__half>(a_p1_2[2], 1);
+      a[6] = t2c::part<__half>(a_p1_2[3], 0);
+      a[7] = t2c::part<__half>(a_p1_2[3], 1);
+      a[8] = t2c::part<__half>(a_p1_2[4], 0);
+      a[9] = t2c::part<__half>(a_p1_2[4], 1);
+      a[10] = t2c::part<__half>(a_p1_2[5], 0);
+      a[11] = t2c::part<__half>(a_p1_2[5], 1);
+      a[12] = t2c::part<__half>(a_p1_2[6], 0);
+      a[13] = t2c::part<__half>(a_p1_2[6], 1);
+      a[14] = t2c::part<__half>(a_p1_2[7], 0);
+      a[15] = t2c::part<__half>(a_p1_2[7], 1);
       a_p1_2[0] = a_p2_2[0];
       a_p1_2[1] = a_p2_2[1];
       a_p1_2[2] = a_p2_2[2];
@@ -381,54 +293,30 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[5] = a_p2_2[5];
       a_p1_2[6] = a_p2_2[6];
       a_p1_2[7] = a_p2_2[7];
-      a_p1_2[8] = a_p2_2[8];
-      a_p1_2[9] = a_p2_2[9];
-      a_p1_2[10] = a_p2_2[10];
-      a_p1_2[11] = a_p2_2[11];
-      a_p1_2[12] = a_p2_2[12];
-      a_p1_2[13] = a_p2_2[13];
-      a_p1_2[14] = a_p2_2[14];
-      a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
         if ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K) {
-          const t2c::Vec<__half, 8> t2c_w11 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
+          const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
           a_p2_2[0] = t2c_w11.v[0];
           a_p2_2[1] = t2c_w11.v[1];
           a_p2_2[2] = t2c_w11.v[2];
           a_p2_2[3] = t2c_w11.v[3];
-          a_p2_2[4] = t2c_w11.v[4];
-          a_p2_2[5] = t2c_w11.v[5];
-          a_p2_2[6] = t2c_w11.v[6];
-          a_p2_2[7] = t2c_w11.v[7];
         } else {
-          a_p2_2[0] = t2c::cvt<__half>(0.0f);
-          a_p2_2[1] = t2c::cvt<__half>(0.0f);
-          a_p2_2[2] = t2c::cvt<__half>(0.0f);
-          a_p2_2[3] = t2c::cvt<__half>(0.0f);
-          a_p2_2[4] = t2c::cvt<__half>(0.0f);
-          a_p2_2[5] = t2c::cvt<__half>(0.0f);
-          a_p2_2[6] = t2c::cvt<__half>(0.0f);
-          a_p2_2[7] = t2c::cvt<__half>(0.0f);
+          a_p2_2[0] = 0u;
+          a_p2_2[1] = 0u;
+          a_p2_2[2] = 0u;
+          a_p2_2[3] = 0u;
         }
         if ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K) {
-          const t2c::Vec<__half, 8> t2c_w12 = t2c::ldg_vec<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
-          a_p2_2[8] = t2c_w12.v[0];
-          a_p2_2[9] = t2c_w12.v[1];
-          a_p2_2[10] = t2c_w12.v[2];
-          a_p2_2[11] = t2c_w12.v[3];
-          a_p2_2[12] = t2c_w12.v[4];
-          a_p2_2[13] = t2c_w12.v[5];
-          a_p2_2[14] = t2c_w12.v[6];
-          a_p2_2[15] = t2c_w12.v[7];
+          const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(A + ((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1));
+          a_p2_2[4] = t2c_w12.v[0];
+          a_p2_2[5] = t2c_w12.v[1];
+          a_p2_2[6] = t2c_w12.v[2];
+          a_p2_2[7] = t2c_w12.v[3];
         } else {
-          a_p2_2[8] = t2c::cvt<__half>(0.0f);
-          a_p2_2[9] = t2c::cvt<__half>(0.0f);
-          a_p2_2[10] = t2c::cvt<__half>(0.0f);
-          a_p2_2[11] = t2c::cvt<__half>(0.0f);
-          a_p2_2[12] = t2c::cvt<__half>(0.0f);
-          a_p2_2[13] = t2c::cvt<__half>(0.0f);
-          a_p2_2[14] = t2c::cvt<__half>(0.0f);
-          a_p2_2[15] = t2c::cvt<__half>(0.0f);
+          a_p2_2[4] = 0u;
+          a_p2_2[5] = 0u;
+          a_p2_2[6] = 0u;
+          a_p2_2[7] = 0u;
         }
       }
       // pipeline-reload-dot-operand-sm90a.tl:17: acc += dot(a, b)
@@ -544,81 +432,81 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       b_s[1 * 2048 + t2c::swz<128, 2>(t2c_r2 * 64 + t2c_c2) + 1031] = ((0 + 32 + t2c_r2 + 16) < K && (n0 + t2c_c2 + 7) < N ? B[((long long)(0 + 32 + t2c_r2 + 16)) * N + (n0 + t2c_c2 + 7)] : t2c::cvt<__half>(0.0f));
     }
     t2c::cp_async_commit();
-    __half a_p1[16];
-    __half a_p2[16];
+    unsigned a_p1[8];  // 16 f16 elements, 2 a register
+    unsigned a_p2[8];  // 16 f16 elements, 2 a register
     if (0 < K) {  // a_p1, 0 iterations ahead
-      a_p1[0] = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p1[1] = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1[2] = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1[3] = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1[4] = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1[5] = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1[6] = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1[7] = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p1[8] = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
-      a_p1[9] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1[10] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1[11] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1[12] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1[13] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1[14] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1[15] = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[0], 0) = ((m0 + t2c_r1) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[0], 1) = ((m0 + t2c_r1) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[1], 0) = ((m0 + t2c_r1) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[1], 1) = ((m0 + t2c_r1) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[2], 0) = ((m0 + t2c_r1) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[2], 1) = ((m0 + t2c_r1) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[3], 0) = ((m0 + t2c_r1) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[3], 1) = ((m0 + t2c_r1) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[4], 0) = ((m0 + t2c_r1 + 32) < M && t2c_c1 < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[4], 1) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[5], 0) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[5], 1) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[6], 0) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[6], 1) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[7], 0) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1[7], 1) = ((m0 + t2c_r1 + 32) < M && (t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // a_p2, 1 iteration ahead
-      a_p2[0] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p2[1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2[2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2[3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2[4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2[5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2[6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2[7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p2[8] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p2[9] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2[10] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2[11] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2[12] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2[13] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2[14] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2[15] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[0], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[0], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[1], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[1], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[2], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[2], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[3], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[3], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[4], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[4], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[5], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[5], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[6], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[6], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[7], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2[7], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    __half a_p1_2[16];
-    __half a_p2_2[16];
+    unsigned a_p1_2[8];  // 16 f16 elements, 2 a register
+    unsigned a_p2_2[8];  // 16 f16 elements, 2 a register
     if (0 < K) {  // a_p1_2, 0 iterations ahead
-      a_p1_2[0] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[1] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[2] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[3] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[4] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[5] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[6] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[7] = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[8] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[9] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[10] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[11] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[12] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[13] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[14] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p1_2[15] = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[0], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[0], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[1], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[1], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[2], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[2], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[3], 0) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[3], 1) = ((m0 + t2c_r1) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[4], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[4], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[5], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[5], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[6], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[6], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[7], 0) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p1_2[7], 1) = ((m0 + t2c_r1 + 32) < M && (0 + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (0 + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < K) {  // a_p2_2, 1 iteration ahead
-      a_p2_2[0] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[1] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[2] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[3] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[4] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[5] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[6] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[7] = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[0], 0) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[0], 1) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[1], 0) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[1], 1) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[2], 0) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[2], 1) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[3], 0) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[3], 1) = ((m0 + t2c_r1) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[4], 0) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[4], 1) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[5], 0) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[5], 1) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[6], 0) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[6], 1) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[7], 0) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(a_p2_2[7], 1) = ((m0 + t2c_r1 + 32) < M && ((0 + 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((0 + 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int k0 = 0, t2c_it0 = 0; k0 < K; k0 += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
@@ -645,22 +533,22 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::cp_async_commit();
       // pipeline-reload-dot-operand-sm90a.tl:13: var a = A[m0 :+ 64, k0 :+ 32]
       __half a[16];
-      a[0] = a_p1[0];
-      a[1] = a_p1[1];
-      a[2] = a_p1[2];
-      a[3] = a_p1[3];
-      a[4] = a_p1[4];
-      a[5] = a_p1[5];
-      a[6] = a_p1[6];
-      a[7] = a_p1[7];
-      a[8] = a_p1[8];
-      a[9] = a_p1[9];
-      a[10] = a_p1[10];
-      a[11] = a_p1[11];
-      a[12] = a_p1[12];
-      a[13] = a_p1[13];
-      a[14] = a_p1[14];
-      a[15] = a_p1[15];
+      a[0] = t2c::part<__half>(a_p1[0], 0);
+      a[1] = t2c::part<__half>(a_p1[0], 1);
+      a[2] = t2c::part<__half>(a_p1[1], 0);
+      a[3] = t2c::part<__half>(a_p1[1], 1);
+      a[4] = t2c::part<__half>(a_p1[2], 0);
+      a[5] = t2c::part<__half>(a_p1[2], 1);
+      a[6] = t2c::part<__half>(a_p1[3], 0);
+      a[7] = t2c::part<__half>(a_p1[3], 1);
+      a[8] = t2c::part<__half>(a_p1[4], 0);
+      a[9] = t2c::part<__half>(a_p1[4], 1);
+      a[10] = t2c::part<__half>(a_p1[5], 0);
+      a[11] = t2c::part<__half>(a_p1[5], 1);
+      a[12] = t2c::part<__half>(a_p1[6], 0);
+      a[13] = t2c::part<__half>(a_p1[6], 1);
+      a[14] = t2c::part<__half>(a_p1[7], 0);
+      a[15] = t2c::part<__half>(a_p1[7], 1);
       a_p1[0] = a_p2[0];
       a_p1[1] = a_p2[1];
       a_p1[2] = a_p2[2];
@@ -669,31 +557,23 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1[5] = a_p2[5];
       a_p1[6] = a_p2[6];
       a_p1[7] = a_p2[7];
-      a_p1[8] = a_p2[8];
-      a_p1[9] = a_p2[9];
-      a_p1[10] = a_p2[10];
-      a_p1[11] = a_p2[11];
-      a_p1[12] = a_p2[12];
-      a_p1[13] = a_p2[13];
-      a_p1[14] = a_p2[14];
-      a_p1[15] = a_p2[15];
       if (k0 + 2 * 32 < K) {  // a_p2, 2 iterations ahead
-        a_p2[0] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_p2[1] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2[2] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2[3] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2[4] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2[5] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2[6] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2[7] = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_p2[8] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_p2[9] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2[10] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2[11] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2[12] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2[13] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2[14] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2[15] = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[0], 0) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[0], 1) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[1], 0) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[1], 1) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[2], 0) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[2], 1) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[3], 0) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[3], 1) = ((m0 + t2c_r1) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[4], 0) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[4], 1) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[5], 0) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[5], 1) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[6], 0) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[6], 1) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[7], 0) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2[7], 1) = ((m0 + t2c_r1 + 32) < M && (k0 + 2 * 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + (k0 + 2 * 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half
       t2c::sts_vec<8>(&a_s[t2c_ph0 * 2048 + t2c::swz<64, 2>(t2c_r1 * 32 + t2c_c1)], t2c::Vec<__half, 8>{{a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]}});
@@ -712,22 +592,22 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       t2c::wgmma_wait<0>();
       t2c::wgmma_fence_operand(acc);
       // pipeline-reload-dot-operand-sm90a.tl:16: a = A[m0 :+ 64, k0 + 32 :+ 32]
-      a[0] = a_p1_2[0];
-      a[1] = a_p1_2[1];
-      a[2] = a_p1_2[2];
-      a[3] = a_p1_2[3];
-      a[4] = a_p1_2[4];
-      a[5] = a_p1_2[5];
-      a[6] = a_p1_2[6];
-      a[7] = a_p1_2[7];
-      a[8] = a_p1_2[8];
-      a[9] = a_p1_2[9];
-      a[10] = a_p1_2[10];
-      a[11] = a_p1_2[11];
-      a[12] = a_p1_2[12];
-      a[13] = a_p1_2[13];
-      a[14] = a_p1_2[14];
-      a[15] = a_p1_2[15];
+      a[0] = t2c::part<__half>(a_p1_2[0], 0);
+      a[1] = t2c::part<__half>(a_p1_2[0], 1);
+      a[2] = t2c::part<__half>(a_p1_2[1], 0);
+      a[3] = t2c::part<__half>(a_p1_2[1], 1);
+      a[4] = t2c::part<__half>(a_p1_2[2], 0);
+      a[5] = t2c::part<__half>(a_p1_2[2], 1);
+      a[6] = t2c::part<__half>(a_p1_2[3], 0);
+      a[7] = t2c::part<__half>(a_p1_2[3], 1);
+      a[8] = t2c::part<__half>(a_p1_2[4], 0);
+      a[9] = t2c::part<__half>(a_p1_2[4], 1);
+      a[10] = t2c::part<__half>(a_p1_2[5], 0);
+      a[11] = t2c::part<__half>(a_p1_2[5], 1);
+      a[12] = t2c::part<__half>(a_p1_2[6], 0);
+      a[13] = t2c::part<__half>(a_p1_2[6], 1);
+      a[14] = t2c::part<__half>(a_p1_2[7], 0);
+      a[15] = t2c::part<__half>(a_p1_2[7], 1);
       a_p1_2[0] = a_p2_2[0];
       a_p1_2[1] = a_p2_2[1];
       a_p1_2[2] = a_p2_2[2];
@@ -736,31 +616,23 @@ pipeline_reload_dot(const __half *__restrict__ A, const __half *__restrict__ B, 
       a_p1_2[5] = a_p2_2[5];
       a_p1_2[6] = a_p2_2[6];
       a_p1_2[7] = a_p2_2[7];
-      a_p1_2[8] = a_p2_2[8];
-      a_p1_2[9] = a_p2_2[9];
-      a_p1_2[10] = a_p2_2[10];
-      a_p1_2[11] = a_p2_2[11];
-      a_p1_2[12] = a_p2_2[12];
-      a_p1_2[13] = a_p2_2[13];
-      a_p1_2[14] = a_p2_2[14];
-      a_p1_2[15] = a_p2_2[15];
       if (k0 + 2 * 32 < K) {  // a_p2_2, 2 iterations ahead
-        a_p2_2[0] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[1] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[2] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[3] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[4] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[5] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[6] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[7] = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[8] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[9] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[10] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[11] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[12] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[13] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[14] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        a_p2_2[15] = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[0], 0) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[0], 1) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[1], 0) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[1], 1) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[2], 0) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[2], 1) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[3], 0) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[3], 1) = ((m0 + t2c_r1) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[4], 0) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[4], 1) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 1) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[5], 0) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 2) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[5], 1) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 3) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[6], 0) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 4) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[6], 1) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 5) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[7], 0) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 6) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(a_p2_2[7], 1) = ((m0 + t2c_r1 + 32) < M && ((k0 + 2 * 32) + 32 + t2c_c1 + 7) < K ? A[((long long)(m0 + t2c_r1 + 32)) * K + ((k0 + 2 * 32) + 32 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       // pipeline-reload-dot-operand-sm90a.tl:17: acc += dot(a, b)
       t2c_ph0 ^= 1;  // a_s: this turn writes the other half

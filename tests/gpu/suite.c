@@ -6052,6 +6052,54 @@ static void t_dequant_pipelined(Tally *T) {
   }
 }
 
+/* packed_rings (tests/gpu/packed_rings.tl): rings of 1- and 2-byte elements held packed.
+ * w8_gemm: Y = X f16(f32(Wq) * s), Wq i8 in a register ring (on sm_90a with wgmma);
+ * pad_ring: O = the row sums of squares of X, read in chunks of 64 columns padded with 2.0
+ * (each padded column adds 4). M, N, K ragged and exact. */
+static void t_packed_rings(Tally *T) {
+  static const int MNK[][3] = {{130, 200, 328}, {128, 128, 128}, {37, 72, 72}, {5, 9, 8}};
+  static const char *const targets[] = {NULL, "sm_80", "sm_90a"};
+  for (int c = 0; c < 12; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    const char *tg = targets[c / 4];
+    Rng r = rng_seed("packed_rings", (uint64_t)c);
+    Call k;
+    call_init(&k, "packed_rings.tl", "w8_gemm");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *X = call_in(&k, "X", F16, 2, SHAPE(M, K));
+    Ten *W = call_in(&k, "Wq", I8, 2, SHAPE(K, N));
+    Ten *S = call_in(&k, "Scale", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    fill_int(W, &r, -128, 127);
+    fill_uniform(S, &r, 0.001, 0.02);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double a = 0;
+        for (int t = 0; t < K; t++) a += A2(X, i, t) * round_dt(F16, (float)((float)A2(W, t, j) * (float)S->v[j]));
+        R2(Y, i, j) = round_dt(F16, a);
+      }
+    char l[64];
+    label(l, sizeof l, "w8_gemm %s%sM=%d N=%d K=%d", tg ? tg : "", tg ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "packed_rings", l));
+    call_free(&k);
+
+    call_init(&k, "packed_rings.tl", "pad_ring");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *X2 = call_in(&k, "X", F16, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(M));
+    fill_uniform(X2, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double a = 4.0 * (double)(cdivll(N, 64) * 64 - N);
+      for (int j = 0; j < N; j++) a += A2(X2, i, j) * A2(X2, i, j);
+      O->ref[i] = a;
+    }
+    label(l, sizeof l, "pad_ring %s%sM=%d N=%d", tg ? tg : "", tg ? " " : "", M, N);
+    CHECK(T, call_check(&k, "packed_rings", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_nested: a @pipeline loop run twice by an enclosing loop. K = 200 is 7
  * iterations of 32: the last reads stage 0, which the second run's first copy
  * refills; K = 77 takes the general body (element copies). */
@@ -9233,6 +9281,7 @@ static const Test tests[] = {
     {"cast_saturate", t_cast_saturate},
     {"pipeline_reload", t_pipeline_reload},
     {"dequant_pipelined", t_dequant_pipelined},
+    {"packed_rings", t_packed_rings},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},

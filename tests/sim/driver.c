@@ -1216,6 +1216,32 @@ static void test_vec_runs(void) {
     fail("aligned, 4-byte address", "t2c::aligned said yes for an address 4 bytes past a 16-byte boundary");
 }
 
+/* packed registers: t2c::ldg_words, part and part_ref against the bytes of the input
+ * (little-endian: element k of a word is its bits 8k.. (16k.. for 2-byte elements)) */
+static void test_packed_parts(void) {
+  static int8_t x[256] __attribute__((aligned(16)));
+  static uint16_t h[128] __attribute__((aligned(16)));
+  int8_t ox[256];
+  uint16_t oh[128];
+  for (int i = 0; i < 256; i++) x[i] = (int8_t)(i * 37 + 11);
+  for (int i = 0; i < 128; i++) h[i] = (uint16_t)(0x3c00 + i * 129); /* f16 bit patterns, none a NaN */
+  T2cSimTensor tx = tensor(x, 256, 1, "X"), th = tensor(h, 128, 2, "H"), tox = tensor(ox, 256, 1, "OX"),
+               toh = tensor(oh, 128, 2, "OH");
+  void *args[] = {&tx, &th, &tox, &toh};
+  char err[ERRLEN];
+  Run r = {"packed_parts", {1, 1, 1}, 32, 0, 2};
+  if (!expect_ok("packed parts", launch(&r, args, 4, 12, err), err)) return;
+  for (int i = 0; i < 256; i++) {
+    int t = i / 8, want = i % 8 == t % 8 ? (int8_t)-t : x[i];
+    if (ox[i] != want) return fail("packed parts", "OX[%d] = %d, want %d", i, ox[i], want);
+  }
+  for (int i = 0; i < 128; i++) {
+    int t = i / 4;
+    unsigned want = i % 4 == t % 4 ? h[0] : h[i];
+    if (oh[i] != want) return fail("packed parts", "OH[%d] = 0x%04x, want 0x%04x", i, oh[i], want);
+  }
+}
+
 /* t2c::atomic_add_vec: each element of a run added on its own (2 blocks of 64 threads,
  * so every element takes 64 updates), and a misaligned or out-of-bounds run is an error */
 static void test_atomic_runs(void) {
@@ -1373,6 +1399,7 @@ int main(int argc, char **argv) {
   test_cp_async();
   test_cp_async_bad();
   test_vec_runs();
+  test_packed_parts();
   test_atomic_runs();
   test_tensor_races_intra();
   test_shared_operands();

@@ -847,6 +847,29 @@ static void t2c_sim_tramp_vec_runs(void *const *a) {
 }
 T2C_SIM_REGISTER(vec_runs, t2c_sim_tramp_vec_runs)
 
+// packed_parts: packed registers (pipeline.c's rings of 1- and 2-byte elements). Each
+// thread loads 8 i8 of X and 4 f16 of H as words (t2c::ldg_words), writes element
+// tid % 8 of its bytes as -tid and element tid % 4 of its halves as H's element 0
+// through t2c::part_ref, and stores every element read back with t2c::part.
+extern "C" __global__ void __launch_bounds__(32)
+packed_parts(t2c_sim::tensor<const signed char> X, t2c_sim::tensor<const __half> H, t2c_sim::tensor<signed char> OX,
+             t2c_sim::tensor<__half> OH)
+{
+  const int tid = threadIdx.x;
+  unsigned b[2], h[2];
+  const t2c::Vec<unsigned, 2> wb = t2c::ldg_words<8>(X + 8 * tid);
+  const t2c::Vec<unsigned, 2> wh = t2c::ldg_words<4>(H + 4 * tid);
+  b[0] = wb.v[0], b[1] = wb.v[1], h[0] = wh.v[0], h[1] = wh.v[1];
+  t2c::part_ref<signed char>(b[tid % 8 / 4], tid % 4) = (signed char)-tid;
+  t2c::part_ref<__half>(h[tid % 4 / 2], tid % 2) = H[0];
+  for (int k = 0; k < 8; k++) OX[8 * tid + k] = t2c::part<signed char>(b[k / 4], k % 4);
+  for (int k = 0; k < 4; k++) OH[4 * tid + k] = t2c::part<__half>(h[k / 2], k % 2);
+}
+static void t2c_sim_tramp_packed_parts(void *const *a) {
+  packed_parts(T2C_ARG(const signed char, 0), T2C_ARG(const __half, 1), T2C_ARG(signed char, 2), T2C_ARG(__half, 3));
+}
+T2C_SIM_REGISTER(packed_parts, t2c_sim_tramp_packed_parts)
+
 // atomic_runs: t2c::atomic_add_vec, a run's elements each added atomically. Every
 // thread of 2 blocks of 64 adds {1, 2, 3, 4} at F[4 * (tid % 2)] (F of 8), and
 // {1, 2} at H[2 * (tid % 4)] and B[2 * (tid % 4)] (f16 and bf16 of 8); by mode:

@@ -71,3 +71,27 @@ atomic_runs(float *__restrict__ F, __half *__restrict__ H, __nv_bfloat16 *__rest
 #endif
   F[192 + i] = (float)i;
 }
+
+// packed registers (pipeline.c's rings of 1- and 2-byte elements): ldg_words, part, part_ref
+// for every 1- and 2-byte element type a ring may hold
+extern "C" __global__ void __launch_bounds__(32)
+packed_parts(const signed char *__restrict__ X, const __half *__restrict__ H, const __nv_bfloat16 *__restrict__ B,
+             const __nv_fp8_e4m3 *__restrict__ E, float *__restrict__ O)
+{
+  const int i = threadIdx.x;
+  unsigned w[4];
+  const t2c::Vec<unsigned, 2> x = t2c::ldg_words<8>(X + 8 * i);
+  const t2c::Vec<unsigned, 1> h = t2c::ldg_words<2>(H + 2 * i);
+  const t2c::Vec<unsigned, 4> b = t2c::ldg_words<8>(B + 8 * i);
+  const t2c::Vec<unsigned, 1> e = t2c::ldg_words<4>(E + 4 * i);
+  w[0] = x.v[1], w[1] = h.v[0], w[2] = b.v[3], w[3] = e.v[0];
+  t2c::part_ref<signed char>(w[0], 3) = (signed char)i;
+  t2c::part_ref<__half>(w[1], 1) = H[0];
+  t2c::part_ref<__nv_bfloat16>(w[2], 0) = B[1];
+  t2c::part_ref<__nv_fp8_e4m3>(w[3], 2) = E[3];
+  t2c::part_ref<unsigned char>(w[3], 1) = (unsigned char)i;
+  t2c::part_ref<short>(w[2], 1) = (short)-i;
+  O[i] = (float)t2c::part<signed char>(w[0], 3) + __half2float(t2c::part<__half>(w[1], 1)) +
+         __bfloat162float(t2c::part<__nv_bfloat16>(w[2], 0)) + (float)t2c::part<__nv_fp8_e4m3>(w[3], 2) +
+         (float)t2c::part<unsigned char>(w[3], 1) + (float)t2c::part<short>(w[2], 1);
+}
