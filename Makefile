@@ -5,6 +5,8 @@
 #                   and a bounded fuzz pass)
 #   make difftest   tlgen programs on the CPU backend against tlgen's evaluation, and
 #                   through nvcc (DIFF_SEEDS, NVCC_SEEDS)
+#   make difftest-wide   the rest of the differential sample (more programs, and the nvcc
+#                   compiles of every mode); not in make test, run by .ci/run after it
 #   make docs       regenerate docs/diagnostics.md
 #   make install PREFIX=/usr/local
 #   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
@@ -230,15 +232,21 @@ test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff e
 # 32-bit float type is f64 (difftest --f64), run and compiled. RAND_SEEDS: programs with
 # rand, randn and randint (difftest --rand), run and compiled. tests/fuzz/deep-seeds.txt:
 # programs whose GEMM loop (difftest --deep: 8 stages) loads its fragments a k step ahead,
-# run and compiled. The random samples are
-# small to keep make test near 10 minutes on 2 cores (difftest is about 40% of it): every
-# session runs wider campaigns of its own (bench/RESULTS.md lists the ranges).
-DIFF_SEEDS ?= 1:101
-NVCC_SEEDS ?= 1:151
+# run and compiled (the compiles of the modes past the plain and wgmma ones in
+# difftest-wide). The random samples are small to keep make test near 10 minutes on 2
+# cores: every session runs wider campaigns of its own (bench/RESULTS.md lists the ranges).
+DIFF_SEEDS ?= 1:61
+NVCC_SEEDS ?= 1:61
 STRIDED_SEEDS ?= 1:51
 BF16_SEEDS ?= 1:41
 F64_SEEDS ?= 1:41
 RAND_SEEDS ?= 1:41
+# difftest-wide (run by .ci/run after make test, and by hand): the rest of the sample, so
+# that make test stays near 10 minutes and CI still runs all of it: more random programs,
+# and the nvcc compiles of the strided, bf16, i8, f8, f64, rand and deep programs (each
+# mode's programs run on the CPU backend in make test).
+WIDE_DIFF_SEEDS ?= 61:101
+WIDE_NVCC_SEEDS ?= 61:151
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -253,31 +261,35 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/strided-regress-seeds.txt --strided -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
-	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(BF16_SEEDS) --bf16 -j 2
-	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
-	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
-	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep --nvcc-path $(NVCC) -j 2
 	@# --backend gpu without a GPU (no driver here, on any machine): one message, exit 2, no program run
 	@TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 $(B)/difftest --tile2cu $(B)/tile2cu --seeds 1:3 --backend gpu \
 	  > $(B)/difftest-nogpu.txt 2>&1; st=$$?; \
 	  if [ $$st = 2 ] && grep -q "^difftest: --backend gpu: tile2cu run cannot run a kernel on the GPU:" $(B)/difftest-nogpu.txt \
 	    && ! grep -q "programs," $(B)/difftest-nogpu.txt; then echo "difftest: --backend gpu without a GPU: exit 2, said so"; \
 	  else echo "difftest: --backend gpu without a GPU: exit $$st:"; cat $(B)/difftest-nogpu.txt; exit 1; fi
+
+difftest-wide: $(B)/tile2cu $(B)/difftest
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(WIDE_DIFF_SEEDS) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(WIDE_NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --bf16 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/i8-seeds.txt --i8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --i8 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/f8-seeds.txt --f8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --f8 -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --f8 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(F64_SEEDS) --f64 --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang
@@ -368,4 +380,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
+.PHONY: all lib unit golden golden-update difftest difftest-wide test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
