@@ -470,7 +470,7 @@ static bool same_each_iteration(const TirKernel *K, const TirOp *l, const Stmt *
  * every iteration and hold stages - 1 copies of it. That load is the first iteration's,
  * under its guard (lo < hi, as a ring's first early load): a loop that runs no iteration
  * reads nothing. */
-static void hoist(TirKernel *K, TirOp *f, TirOp *l, PtrVec *before, PtrVec *body) {
+static TirVar *hoist(TirKernel *K, TirOp *f, TirOp *l, PtrVec *before, PtrVec *body) {
   TirVar *h = tir_new_var(K, l->dst->elem, l->dst->rank, l->dst->rows, l->dst->cols,
                           arena_printf(K->a, "%s, the same in every iteration (loaded once)", l->dst->what));
   h->cname = fresh_cname(K, arena_printf(K->a, "%s_once", l->dst->cname));
@@ -483,6 +483,7 @@ static void hoist(TirKernel *K, TirOp *f, TirOp *l, PtrVec *before, PtrVec *body
   e->pf_once = true;
   vec_push(K->a, before, e);
   take(K, l, h, body);
+  return h;
 }
 
 /* The ring for load l of loop f, d deep; its slots p[1 .. d] (NULL: no ring). With ix, a
@@ -1324,15 +1325,15 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     bool want = from >= 0 || ringable(K, op, f->stmt);
     /* a gather's index keeps its ring: the gather's ring reads its slots */
     bool once = want && from < 0 && !deeper && same_each_iteration(K, op, f->stmt);
-    /* a ring of 1- or 2-byte elements holds them packed in words (TirVar.packed), but not a
-     * gather's index ring, whose slots its gathers read */
-    int words = !want || once || deeper ? 0 : tir_packed_words(op->dst->elem, layout_count(op->dst->layout));
-    int regs = !want ? 0 : words ? words * d : layout_count(op->dst->layout) * (once ? 1 : d + deeper);
+    /* a ring of 1- or 2-byte elements holds them packed in words (TirVar.packed), and so
+     * does a value loaded once, but not a gather's index ring, whose slots its gathers read */
+    int words = !want || deeper ? 0 : tir_packed_words(op->dst->elem, layout_count(op->dst->layout));
+    int regs = !want ? 0 : words ? words * (once ? 1 : d) : layout_count(op->dst->layout) * (once ? 1 : d + deeper);
     if (want && tir_value_regs(K) + ringed + regs <= TIR_MAX_VALUE_REGS) {
       ringed += regs;
       inline_slice(K, op, f->stmt, &f->inlined);
       if (once) {
-        hoist(K, f, op, before, &body);
+        hoist(K, f, op, before, &body)->packed = words > 0;
         continue;
       }
       TirVar **p = ring(K, f, op, d + deeper, before, &body, from >= 0 ? ix[from] : NULL,

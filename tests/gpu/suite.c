@@ -6055,7 +6055,8 @@ static void t_dequant_pipelined(Tally *T) {
 /* packed_rings (tests/gpu/packed_rings.tl): rings of 1- and 2-byte elements held packed.
  * w8_gemm: Y = X f16(f32(Wq) * s), Wq i8 in a register ring (on sm_90a with wgmma);
  * pad_ring: O = the row sums of squares of X, read in chunks of 64 columns padded with 2.0
- * (each padded column adds 4). M, N, K ragged and exact. */
+ * (each padded column adds 4); once_ring: Y = X * G, G (f16) loaded once before the loop,
+ * packed too. M, N, K ragged and exact. */
 static void t_packed_rings(Tally *T) {
   static const int MNK[][3] = {{130, 200, 328}, {128, 128, 128}, {37, 72, 72}, {5, 9, 8}};
   static const char *const targets[] = {NULL, "sm_80", "sm_90a"};
@@ -6095,6 +6096,20 @@ static void t_packed_rings(Tally *T) {
       O->ref[i] = a;
     }
     label(l, sizeof l, "pad_ring %s%sM=%d N=%d", tg ? tg : "", tg ? " " : "", M, N);
+    CHECK(T, call_check(&k, "packed_rings", l));
+    call_free(&k);
+
+    int N1 = N < 64 ? N : 64 - c % 3 * 13; /* the kernel's 64 columns, ragged: 64, 51, 38 */
+    call_init(&k, "packed_rings.tl", "once_ring");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *X3 = call_in(&k, "X", F16, 2, SHAPE(M, N1));
+    Ten *G = call_in(&k, "G", F16, 1, SHAPE(N1));
+    Ten *Y3 = call_out(&k, "Y", F32, 2, SHAPE(M, N1));
+    fill_uniform(X3, &r, -1, 1);
+    fill_uniform(G, &r, -2, 2);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N1; j++) R2(Y3, i, j) = A2(X3, i, j) * G->v[j];
+    label(l, sizeof l, "once_ring %s%sM=%d N=%d", tg ? tg : "", tg ? " " : "", M, N1);
     CHECK(T, call_check(&k, "packed_rings", l));
     call_free(&k);
   }
