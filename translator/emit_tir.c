@@ -3061,6 +3061,13 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   }
 }
 
+/* The blocks per SM __launch_bounds__ names: the ones that fit where @launch asked for
+ * more than its shared memory lets fit (KernelInfo.fit_blocks), @launch's, or those the
+ * registers were planned for; 0: none. */
+static int bound_blocks(const KernelInfo *ki) {
+  return ki->fit_blocks ? ki->fit_blocks : ki->min_blocks ? ki->min_blocks : ki->plan_blocks;
+}
+
 /* The elements per thread ring fill op copies one at a time in the body being printed
  * (8- or 16-bit elements in runs no cp.async moves: the general body's, an unaligned
  * slice's in the fast one), else 0. */
@@ -3091,7 +3098,7 @@ static bool rolled_fills(Printer *P, const TirBlock *b) {
   }
   if (n < 32) return false;
   const TargetConfig *t = P->K->t;
-  int threads = P->K->ki->threads, blocks = P->K->ki->min_blocks ? P->K->ki->min_blocks : P->K->ki->plan_blocks;
+  int threads = P->K->ki->threads, blocks = bound_blocks(P->K->ki);
   if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return false;
   int limit = t->regs_per_sm / (threads * (blocks > 0 ? blocks : 1)) / 8 * 8;
   if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
@@ -3167,7 +3174,10 @@ static const char *summary(Printer *P) {
   const char *base = strrchr(P->o->file, '/');
   base = base ? base + 1 : P->o->file;
   buf_printf(&b, "// kernel %s (%s:%d): %d threads", K->k->name, base, K->k->loc.line, K->ki->threads);
-  if (K->ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", K->ki->min_blocks);
+  if (K->ki->fit_blocks)
+    buf_printf(&b, ", @launch asks for %d blocks per SM; its shared memory lets %d fit, which __launch_bounds__ names",
+               K->ki->min_blocks, K->ki->fit_blocks);
+  else if (K->ki->min_blocks) buf_printf(&b, ", at least %d blocks per SM", K->ki->min_blocks);
   else if (K->ki->plan_blocks)
     buf_printf(&b, ", registers planned for %d block%s per SM (as many as its shared memory allows)",
                K->ki->plan_blocks, K->ki->plan_blocks == 1 ? "" : "s");
@@ -3496,7 +3506,7 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
    * registers spilled 12 bytes (80 and none without), a @registers GEMM of 256 threads at
    * 128 spilled 56 (142 and none without); a memory-bound kernel keeps about its count
    * without them (layernorm 46 -> 48), where (256, 1) took 72. */
-  int minb = K->ki->min_blocks ? K->ki->min_blocks : K->ki->plan_blocks;
+  int minb = bound_blocks(K->ki);
   const TargetConfig *t = K->t;
   bool bound = minb || !t->max_regs_per_thread || (int64_t)K->ki->threads * t->max_regs_per_thread > t->regs_per_sm;
   const char *bounds = !bound ? "" : minb ? F(" __launch_bounds__(%d, %d)", K->ki->threads, minb)

@@ -247,6 +247,14 @@ bool smem_place(TirKernel *K) {
                  "per SM of %s fit, not %d (each of %d may have %" PRId64 ")",
                  ki->threads, ki->min_blocks, K->k->name, off, fit, fit == 1 ? "" : "s", K->t->name, ki->min_blocks,
                  ki->min_blocks, cap);
+    if (fit >= 1 && fit < ki->min_blocks) {
+      /* the registers of min_blocks would buy nothing: attention at D = 128 with @launch(256, 2)
+       * and 1 block's shared memory took 128 registers and spilled 96 bytes on sm_90a */
+      ki->fit_blocks = fit;
+      diag_note(K->d, *where, "__launch_bounds__(%d, %d) instead, so that ptxas does not hold each thread to the "
+                "registers of %d blocks (smaller tiles or fewer stages would let %d fit)", ki->threads, fit,
+                ki->min_blocks, ki->min_blocks);
+    }
   }
   if (off > K->t->smem_per_block) {
     diag_error(K->d, K->k->name_loc, "kernel '%s' needs %" PRId64 " bytes of shared memory; %s allows %d per block",

@@ -499,6 +499,9 @@ typedef struct KernelInfo {
   int plan_blocks;    /* without min_blocks: the blocks per SM the registers were planned for (pipeline.c,
                          a dot's fragments a step ahead), in __launch_bounds__ so that ptxas keeps to
                          that plan rather than its own; 0: none */
+  int fit_blocks;     /* with min_blocks: the fewer blocks per SM its shared memory lets fit (smem.c,
+                         -Woccupancy), which __launch_bounds__ names instead: the registers of
+                         min_blocks would buy nothing and ptxas spilled to keep to them; 0: none */
   Expr *grid[3];      /* NULL = 1 */
   unsigned char reads_block; /* bit a: the body reads ctx.block along axis a (tile2cu run notes an axis no @grid sets) */
   Assume *assumes;
