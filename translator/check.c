@@ -2271,6 +2271,47 @@ static Sym *find_var_any(Checker *C, Block *b, const char *name) {
   return NULL;
 }
 
+/* Whether x calls dot. */
+static bool calls_dot(const Expr *x) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_CALL:
+    if (x->u.call.builtin == (int)B_DOT) return true;
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (calls_dot(x->u.call.args[i])) return true;
+    return false;
+  case E_UNARY: return calls_dot(x->u.unary.a);
+  case E_BINARY: return calls_dot(x->u.binary.a) || calls_dot(x->u.binary.b);
+  default: return false;
+  }
+}
+
+/* Whether a statement of b (or inside one) assigns to the var named n a value that calls
+ * dot (acc += dot(a, b)): a dot's accumulator. */
+static bool dot_accumulates(const Block *b, const char *n) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *st = b->stmts[i];
+    switch (st->kind) {
+    case S_ASSIGN:
+      if (st->u.assign.lhs->kind == E_IDENT && strcmp(st->u.assign.lhs->u.ident.name, n) == 0 &&
+          calls_dot(st->u.assign.rhs))
+        return true;
+      break;
+    case S_FOR: if (dot_accumulates(&st->u.forr.body, n)) return true; break;
+    case S_WHILE: if (dot_accumulates(&st->u.whil.body, n)) return true; break;
+    case S_BLOCK: if (dot_accumulates(&st->u.block, n)) return true; break;
+    case S_IF: {
+      if (dot_accumulates(&st->u.iff.then, n)) return true;
+      Block e = {(Stmt **)&st->u.iff.els, st->u.iff.els ? 1 : 0, {0}};
+      if (dot_accumulates(&e, n)) return true;
+      break;
+    }
+    default: break;
+    }
+  }
+  return false;
+}
+
 /* The @registers rules and rejections of the seed page. */
 static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
   if (arg->kind != E_IDENT) {
@@ -2331,6 +2372,9 @@ static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
                  "@registers(%s): %" PRId64 " elements per thread is more than 64, the cap for one register tile",
                  n, numel / threads);
       diag_note(C->d, y->loc, "%s has %" PRId64 " elements over %d threads", n, numel, threads);
+      if (numel / threads <= 128 && dot_accumulates(&k->body, n))
+        diag_note(C->d, arg->loc, "without @registers(%s), a dot's accumulator is kept in registers as tensor-core "
+                  "fragments up to 128 per thread; --explain says where '%s' lives", n, n);
       ok = false;
     }
     if (!decl->u.decl.init) {
