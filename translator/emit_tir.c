@@ -2940,6 +2940,36 @@ static bool reads_once(const TirOp *op) {
   }
 }
 
+/* A staged load's run (layout.c stage_load) in the general body: one loop over the run into
+ * the copy, a few iterations unrolled, rather than every element's load in flight at once
+ * (a 128 x 256 GEMM's residual, 128 f16 a thread beside 128 accumulators, spilled so), as
+ * copy_elem_at does for a stage ring's. */
+static void home_run_loop(Printer *P, const TirOp *op, At at, void *ctx) {
+  (void)ctx;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const char *lin, *cond;
+  at.v = 0;
+  P->masked = true;
+  P->vsym = "t2c_v";
+  tensor_index(P, op, at, &lin, &cond);
+  const char *v = F("%s[%s]", X->cname, lin), *dst = home_ref(P, op->dst, at);
+  const char *mask = tile_mask(P, at);
+  P->vsym = NULL;
+  P->masked = false;
+  const char *pad = op->pad ? ex(P, op->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
+  if (mask) {
+    line(P, "if (%s) {", mask);
+    P->indent++;
+  }
+  line(P, "#pragma unroll 4");
+  line(P, "for (int t2c_v = 0; t2c_v < %d; ++t2c_v) %s = %s;", parent_of(at.lay)->vec, dst,
+       cond ? F("(%s ? %s : %s)", cond, v, pad) : v);
+  if (mask) {
+    P->indent--;
+    line(P, "}");
+  }
+}
+
 /* A ring's shift between packed slots (pipeline.c): word by word. */
 static bool packed_copy(Printer *P, const TirOp *op) {
   const TirVar *src = op->dst && op->dst->packed && op->expr ? tir_hoisted(P->K, op->expr) : NULL;
@@ -2963,6 +2993,10 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     }
     if (op->dst->fused == op) return; /* its reader reads the tensor */
     if (!op->dst->sym) print_decl(P, op->dst); /* a tile var has its own declaration */
+    if (op->staged && access_vec(P, op) == 1 && parent_of(op->dst->layout)->vec > 1 && elem_bytes[op->dst->elem] <= 2) {
+      each_elem(P, op, op->dst->layout, parent_of(op->dst->layout)->vec, home_run_loop, NULL);
+      return;
+    }
     each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
     return;
   case TO_ASSIGN:

@@ -3945,6 +3945,7 @@ bool layout_assign(TirKernel *K, const char **why) {
 /* td: the thread-dependent regions around the ops walked (no warp-wide
  * stmatrix nor barrier may go there). */
 typedef struct Epi {
+  bool loads; /* the second pass: staged loads (stage_load), after the stores' copies are made */
   int td;
   PtrVec remat; /* tile vars a staged store's index read as their declared expression (HeldIdx) */
 } Epi;
@@ -4246,6 +4247,104 @@ static void held_idx_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   vec_push(K->a, &h->vs, v);
 }
 
+/* A staged load: the mirror of a staged store. A 2-D load of 8- or 16-bit elements in an
+ * mma layout (a residual or bias tile an epilogue adds to a dot's accumulator: acc +=
+ * f32(R[..])) gives each thread pairs of elements, one 4-byte load each, and ptxas issues
+ * them all at once: a 128 x 256 GEMM's residual (64 pairs a thread beside its 128
+ * accumulators) took 185 -> 246 registers, and its general body's 128 single loads
+ * spilled. Staged, it is loaded in the read-back layout of 16-byte runs (each warp its
+ * own warp tile) straight into a copy (the value's shared home, TirVar.home: no
+ * registers held), and its readers read the copy in the mma layout after a __syncwarp:
+ *   load t = R[..]        in rd, 16-byte runs, into t's copy;
+ *   acc += f32(t)         read from the copy at the accumulator's elements.
+ * When: the load's value is a temporary (no tile var) that only ops of the same block
+ * after it read, all in its layout, assignments and stores; outside thread-dependent
+ * control; the tensor's last dim as a staged store wants it; and the copy fits the
+ * shared budget. */
+/* Whether an op of b, or inside one, writes or reads v. */
+static bool block_reads_var(const TirKernel *K, const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *o = b->ops.items[i];
+    if (tir_op_touches(K, o, v) || block_reads_var(K, &o->body, v) || block_reads_var(K, &o->els, v)) return true;
+  }
+  return false;
+}
+
+static bool staged_load(TirKernel *K, TirBlock *b, int i, const Epi *e, const Layout **mp) {
+  TirOp *op = b->ops.items[i];
+  if (op->kind != TO_LOAD || op->td || e->td || op->pf_var || op->gather || op->has_win || op->rows < 2 ||
+      op->cols < 2 || !op->lay || op->lay->kind != LY_BLOCKED || !op->lay->mma || !op->dst || op->dst->sym ||
+      op->dst->home || op->dst->layout != op->lay)
+    return false;
+  const Sym *X = op->slice->u.index.base->u.ident.sym;
+  const Index *ix = &op->slice->u.index.idx[X->trank - 1];
+  int eb = elem_bytes[X->ty.elem];
+  if (eb > 2 || !ix->len || X->tstride[X->trank - 1]) return false;
+  if (!facts_multiple_of(K->ki, ix->start, 16 / eb)) return false;
+  if (!X->tdim_size[X->trank - 1] && X->tdim_const[X->trank - 1] % (16 / eb)) return false;
+  /* its readers: ops of this block after it, in its layout */
+  for (int j = 0; j < b->ops.len; j++) {
+    const TirOp *o = b->ops.items[j];
+    if (o == op) continue;
+    bool in = tir_op_touches(K, o, op->dst), inner = block_reads_var(K, &o->body, op->dst) ||
+                                                    block_reads_var(K, &o->els, op->dst);
+    if (inner || (in && (j < i || o->lay != op->lay || (o->kind != TO_ASSIGN && o->kind != TO_STORE) || o->dst == op->dst)))
+      return false;
+  }
+  *mp = op->lay;
+  return true;
+}
+
+static bool stage_load(TirKernel *K, TirBlock *b, int i, const Layout *m, const Layout *rd) {
+  TirOp *op = b->ops.items[i];
+  TirVar *v = op->dst;
+  ElemType et = op->slice->u.index.base->u.ident.sym->ty.elem;
+  int eb = elem_bytes[et];
+  int64_t bytes = (int64_t)op->rows * epilogue_pitch(op->cols, eb) * eb;
+  /* no room, or fewer blocks per SM than the kernel's shared memory lets fit without the copy
+   * (a 64 x 256 GEMM at 128 threads: 2 -> 1): as it is */
+  int64_t before = smem_with(K, op, 0, 16), after = smem_with(K, op, bytes, 16);
+  if (after > smem_budget(K) ||
+      K->t->smem_per_sm / smem_footprint(K->t, after) < K->t->smem_per_sm / smem_footprint(K->t, before))
+    return true;
+  TirVar *t = tir_new_var(K, et, 2, op->rows, op->cols, arena_printf(K->a, "%s, staged", v->what));
+  t->cname = arena_printf(K->a, "t2c_epl%d", t->id);
+  t->layout = rd;
+  int bi = tir_copy_buf(K, t);
+  if (bi < 0) return false;
+  TirBuf *f = &K->bufs[bi];
+  f->pitch = epilogue_pitch(op->cols, eb);
+  f->warp_tiles = rd->wtiles;
+  tir_buf_size(f);
+  f->what = arena_printf(K->a, "the load at line %d, staged: loaded in 16-byte runs%s, read in %s's layout",
+                         op->stmt->loc.line, rd->wtiles ? " by the warp that reads them" : "",
+                         m->wg ? "wgmma's accumulator" : "the mma accumulator");
+  t->home = bi + 1;
+  t->home_why = "a staged load";
+  op->dst = t;
+  op->lay = rd;
+  op->staged = true;
+  bool ov = false;
+  own_access(op, bi, true, &ov);
+  /* the readers read the copy, at their own elements */
+  for (int k = 0; k < K->hkeys.len; k++)
+    if (K->hvals.items[k] == v) {
+      TirRead *r = NEW(K->a, TirRead);
+      *r = (TirRead){TR_WINDOW, bi, 2, {NULL, NULL}, {true, true}, 0, 0};
+      vec_push(K->a, &K->rkeys, K->hkeys.items[k]);
+      vec_push(K->a, &K->rvals, r);
+    }
+  for (int j = i + 1; j < b->ops.len; j++) {
+    Reads acc = {NULL, false};
+    reads_fn(K, b->ops.items[j], &acc);
+    ov |= acc.overflow;
+  }
+  op->vec = 1;
+  vector_width(K, op);
+  stronger_checks(K);
+  return !ov;
+}
+
 /* false: out of buffers (the stores not staged yet stay as they are) */
 static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
   for (int i = 0; i < b->ops.len; i++) {
@@ -4255,6 +4354,13 @@ static bool epilogues(TirKernel *K, TirBlock *b, Epi *e) {
     bool ok = epilogues(K, &op->body, e) && epilogues(K, &op->els, e);
     e->td -= td;
     if (!ok) return false;
+    const Layout *lm;
+    if (e->loads) {
+      if (!staged_load(K, b, i, e, &lm)) continue;
+      const Layout *rd = epilogue_layout(K, lm, elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem]);
+      if (rd && !stage_load(K, b, i, lm, rd)) return false;
+      continue;
+    }
     const Layout *m = staged_value(K, op, e);
     if (!m) continue;
     int eb = elem_bytes[op->slice->u.index.base->u.ident.sym->ty.elem];
@@ -4405,8 +4511,10 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are
  * known then, and a store is staged only where its copy fits the budget. */
 void layout_epilogues(TirKernel *K) {
-  Epi e = {0, {0}};
+  Epi e = {false, 0, {0}};
   bool ok = epilogues(K, &K->body, &e);
+  e.loads = true;
+  ok = ok && epilogues(K, &K->body, &e);
   /* a var no op reads now: its registers and its computation go (as uniform_masks's) */
   for (int i = 0; i < e.remat.len; i++) uniform_drop_unread(K, e.remat.items[i]);
   if (ok) {

@@ -910,6 +910,8 @@ typedef struct TirOp {
   bool vtail;            /* TO_LOAD / TO_STORE of a rank-1 tensor whose size is not known to be a multiple
                             of the run (layout.c vector_width): in the fast body a run that reaches past
                             the end moves element by element, the others in one access */
+  bool staged;           /* TO_LOAD: a staged load (layout.c stage_load) into its value's copy: in the general
+                            body each run of 8- or 16-bit elements a loop (emit_tir.c home_run_loop) */
   bool from_copy;        /* TO_STORE: expr is read from its copy buf (a staged epilogue, layout.c): in the
                             fast body each run of vec is one shared read of vec elements */
   bool warp;             /* TO_BARRIER: only the warp's own threads need ordering (__syncwarp, sync.c) */
