@@ -1,12 +1,14 @@
 # tile2cu: build, test and install.
 #   make            build build/tile2cu
-#   make test       every test (unit, golden, nvcc, CPU-backend run tests, examples,
-#                   the CMake example, the docs and editor checks, the differential tests
-#                   and a bounded fuzz pass)
+#   make test       the tests, near 10 minutes on 2 cores (unit, golden, nvcc on a third
+#                   of the goldens, CPU-backend run tests, examples, the CMake example,
+#                   the docs and editor checks, the differential tests)
+#   make test-wide  what make test leaves out (nvcc on the other goldens, difftest-wide,
+#                   the bounded fuzz pass); .ci/run runs it after make test
 #   make difftest   tlgen programs on the CPU backend against tlgen's evaluation, and
 #                   through nvcc (DIFF_SEEDS, NVCC_SEEDS)
 #   make difftest-wide   the rest of the differential sample (more programs, and the nvcc
-#                   compiles of every mode); not in make test, run by .ci/run after it
+#                   compiles of every mode); in make test-wide
 #   make docs       regenerate docs/diagnostics.md
 #   make install PREFIX=/usr/local
 #   make lib        build/libtile2cu.a and build/libtile2cu.so (the NVRTC driver)
@@ -21,8 +23,8 @@
 #                   translator, the tests and the generated kernels built with AddressSanitizer,
 #                   UndefinedBehaviorSanitizer and LeakSanitizer (into build-asan/)
 #   make fuzz FUZZ_SECONDS=N   a libFuzzer campaign, then a differential one, recorded in
-#                   tests/fuzz/campaigns.tsv (tests/fuzz/README.md); make test runs a bounded
-#                   pass (fuzz-smoke) that replays the corpus and every past crash
+#                   tests/fuzz/campaigns.tsv (tests/fuzz/README.md); make test-wide runs a
+#                   bounded pass (fuzz-smoke) that replays the corpus and every past crash
 CC      ?= cc
 CXX     ?= g++
 CFLAGS  ?= -O2 -g
@@ -120,6 +122,10 @@ golden-update: $(B)/tile2cu
 nvcc-check: $(B)/tile2cu
 	sh tests/golden/nvcc_check.sh
 
+# make test's third of nvcc-check; make test-wide compiles the other two
+nvcc-check-part: $(B)/tile2cu
+	sh tests/golden/nvcc_check.sh --part 1/3
+
 examples: $(B)/tile2cu lib
 	$(MAKE) -C examples/nvcc_host TILE2CU=$(CURDIR)/$(B)/tile2cu
 	# two --host translations #included into one file (their host helpers once)
@@ -214,7 +220,19 @@ test-build:
 test: test-build
 	$(MAKE) -j1 test-steps
 
-test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs-check difftest fuzz-smoke
+test-steps: all unit golden nvcc-check-part sim-selftest gpu-sim gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs-check difftest
+
+# what make test leaves out to stay near 10 minutes on 2 cores, run by .ci/run after it:
+# nvcc on the other two thirds of the goldens, the rest of the differential sample, and the
+# bounded fuzz pass (which replays every past crash)
+test-wide: test-build
+	$(MAKE) -j1 test-wide-steps
+
+test-wide-steps: all nvcc-check-rest difftest-wide fuzz-smoke
+
+nvcc-check-rest: $(B)/tile2cu
+	sh tests/golden/nvcc_check.sh --part 2/3
+	sh tests/golden/nvcc_check.sh --part 3/3
 
 # ---- differential testing (tests/fuzz/README.md): programs from tlgen, run on the CPU
 # backend at ragged sizes and compared with tlgen's own evaluation; a sample compiled
@@ -232,21 +250,21 @@ test-steps: all unit golden nvcc-check sim-selftest gpu-sim gpu-sim-sm90a-diff e
 # 32-bit float type is f64 (difftest --f64), run and compiled. RAND_SEEDS: programs with
 # rand, randn and randint (difftest --rand), run and compiled. tests/fuzz/deep-seeds.txt:
 # programs whose GEMM loop (difftest --deep: 8 stages) loads its fragments a k step ahead,
-# run and compiled (the compiles of the modes past the plain and wgmma ones in
-# difftest-wide). The random samples are small to keep make test near 10 minutes on 2
+# run and compiled (the compiles of every mode past the plain one in difftest-wide).
+# The random samples are small to keep make test near 10 minutes on 2
 # cores: every session runs wider campaigns of its own (bench/RESULTS.md lists the ranges).
-DIFF_SEEDS ?= 1:61
-NVCC_SEEDS ?= 1:61
+DIFF_SEEDS ?= 1:41
+NVCC_SEEDS ?= 1:41
 STRIDED_SEEDS ?= 1:51
 BF16_SEEDS ?= 1:41
 F64_SEEDS ?= 1:41
 RAND_SEEDS ?= 1:41
-# difftest-wide (run by .ci/run after make test, and by hand): the rest of the sample, so
-# that make test stays near 10 minutes and CI still runs all of it: more random programs,
-# and the nvcc compiles of the strided, bf16, i8, f8, f64, rand and deep programs (each
-# mode's programs run on the CPU backend in make test).
-WIDE_DIFF_SEEDS ?= 61:101
-WIDE_NVCC_SEEDS ?= 61:151
+# difftest-wide (in make test-wide, which .ci/run runs after make test): the rest of the
+# sample, so that make test stays near 10 minutes and CI still runs all of it: more random
+# programs, and the nvcc compiles of the wgmma, strided, bf16, i8, f8, f64, rand and deep
+# programs (each mode's programs run on the CPU backend in make test).
+WIDE_DIFF_SEEDS ?= 41:101
+WIDE_NVCC_SEEDS ?= 41:151
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
 	$(CC) $(CFLAGS) -Itranslator -Itests/fuzz -o $@ tests/fuzz/difftest.c tests/fuzz/tlgen.c translator/npy.c -lm
 
@@ -258,7 +276,6 @@ difftest: $(B)/tile2cu $(B)/difftest
 	[ ! -f tests/fuzz/regress-seeds.txt ] || $(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/regress-seeds.txt -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a -j 2
-	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/strided-regress-seeds.txt --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wgloop-seeds.txt --target sm_90a --wg-loop -j 2
@@ -278,6 +295,7 @@ difftest: $(B)/tile2cu $(B)/difftest
 difftest-wide: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(WIDE_DIFF_SEEDS) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(WIDE_NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --strided -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --target sm_90a --bf16 -j 2
@@ -380,4 +398,4 @@ install: all
 	install -m 644 editors/vim/syntax/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/syntax/
 	install -m 644 editors/vim/ftdetect/tile2cu.vim $(DESTDIR)$(PREFIX)/share/tile2cu/editors/vim/ftdetect/
 
-.PHONY: all lib unit golden golden-update difftest difftest-wide test-build nvcc-check sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
+.PHONY: all lib unit golden golden-update difftest difftest-wide test-build nvcc-check nvcc-check-part nvcc-check-rest test-wide test-wide-steps sim-selftest gpu-sim gpu-sim-sm90a gpu-sim-sm90a-diff examples host-test cmake-example python-test tune-test docs docs-check bench-compile bench-static bench-build bench test test-steps clean install
