@@ -1294,6 +1294,35 @@ static void drop_take(TirKernel *K, TirBlock *b, TirVar *v) {
   b->ops = out;
 }
 
+/* The registers the values and rings of a kernel may take: TIR_MAX_VALUE_REGS (3/4 of a
+ * thread's 255, the rest for addresses, indices and what ptxas loads ahead), or with
+ * @launch(threads, min_blocks) 3/4 of what min_blocks blocks leave a thread, if less
+ * (__launch_bounds__ holds ptxas to that: a user's W4A16 GEMM at @launch(256, 2) took
+ * rings of 40 registers within 192 and spilled 20 bytes at its 128 on sm_90). The blocks
+ * its shared memory lets fit are not known yet (smem.c, fit_blocks): min_blocks is the
+ * budget's, the stricter. */
+static int ring_budget(const TirKernel *K, int *cap) {
+  const TargetConfig *t = K->t;
+  int b = K->ki->min_blocks, threads = K->ki->threads;
+  *cap = 0;
+  if (b <= 0 || threads <= 0 || !t->regs_per_sm || !t->max_regs_per_thread) return TIR_MAX_VALUE_REGS;
+  int c = t->regs_per_sm / (threads * b) / 8 * 8;
+  if (c >= t->max_regs_per_thread) return TIR_MAX_VALUE_REGS;
+  int budget = c * TIR_MAX_VALUE_REGS / t->max_regs_per_thread;
+  *cap = c;
+  return budget < TIR_MAX_VALUE_REGS ? budget : TIR_MAX_VALUE_REGS;
+}
+
+/* " (3/4 of the N registers a thread of @launch(T, B) may have)" where ring_budget is
+ * @launch's, else "". */
+static const char *budget_why(const TirKernel *K) {
+  int cap;
+  ring_budget(K, &cap);
+  return cap ? arena_printf(K->a, " (3/4 of the %d registers a thread of @launch(%d, %d) may have)", cap,
+                            K->ki->threads, K->ki->min_blocks)
+             : "";
+}
+
 /* Returns whether some load got a ring; into *left, the loads left in the loop because
  * their rings would pass the register budget. */
 static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after,
@@ -1306,7 +1335,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   /* the registers of the rings made so far: their loads in the loop are in body, not yet in
    * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
    * V rings of 64 each passed the budget together, and ptxas spilled) */
-  int ringed = 0;
+  int ringed = 0, cap, budget = ring_budget(K, &cap);
   /* a gather whose index is another ringed load's value: that ring goes a slot deeper */
   TirVar *ix[TIR_MAX_BUFS];
   TirVar **ixring[TIR_MAX_BUFS];
@@ -1329,7 +1358,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
      * does a value loaded once, but not a gather's index ring, whose slots its gathers read */
     int words = !want || deeper ? 0 : tir_packed_words(op->dst->elem, layout_count(op->dst->layout));
     int regs = !want ? 0 : words ? words * (once ? 1 : d) : layout_count(op->dst->layout) * (once ? 1 : d + deeper);
-    if (want && tir_value_regs(K) + ringed + regs <= TIR_MAX_VALUE_REGS) {
+    if (want && tir_value_regs(K) + ringed + regs <= budget) {
       ringed += regs;
       inline_slice(K, op, f->stmt, &f->inlined);
       if (once) {
@@ -1432,9 +1461,12 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
                           X->name, op->stmt->loc.line, INLINED_NODES);
     if (op->dst->home || op->dst->fused)
       return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);
-    return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
-                              "budget of %d (fewer stages, or a smaller tile)",
-                        stages - 1, X->name, op->stmt->loc.line, TIR_MAX_VALUE_REGS);
+    {
+      int cap;
+      return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
+                                "budget of %d%s (fewer stages, or a smaller tile)",
+                          stages - 1, X->name, op->stmt->loc.line, ring_budget(K, &cap), budget_why(K));
+    }
   }
   *at = f->stmt->loc;
   return "its body has no load at its top level (loads inside an if or an inner loop are not issued ahead)";
@@ -1465,10 +1497,11 @@ static void pipeline_block(TirKernel *K, TirBlock *b, int depth, PtrVec *top) {
                          "not overlapped", stages, left.len, left.len == 1 ? "is" : "are", left.len == 1 ? "it is" : "they are");
             for (int j = 0; j < left.len; j++) {
               const TirOp *l = left.items[j];
+              int cap;
               diag_note(K->d, l->slice->loc, "a ring of %d values of the load of '%s' (%d elements a thread each) would take "
-                        "the kernel past its register budget of %d, with the rings made before it (fewer stages, or "
+                        "the kernel past its register budget of %d%s, with the rings made before it (fewer stages, or "
                         "a smaller tile)", stages - 1, l->slice->u.index.base->u.ident.name, layout_count(l->dst->layout),
-                        TIR_MAX_VALUE_REGS);
+                        ring_budget(K, &cap), budget_why(K));
             }
           }
           if (before.len) { /* the ring's first loads go after the loop's comment */

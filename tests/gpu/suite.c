@@ -6115,6 +6115,48 @@ static void t_packed_rings(Tally *T) {
   }
 }
 
+/* rings_min_blocks (tests/gpu/rings_min_blocks.tl): a W4A16 GEMM whose weights' register
+ * rings are not made at @launch(256, 2) (w4_min2: a budget of 96) and made at @launch(256)
+ * (w4_plain); ragged M and N, K a multiple of 128 (the kernels assume it), more k blocks
+ * than stages; sm_90 and sm_80. w = (q - z) * s rounded to f16 at each step, as the kernel's
+ * f16 arithmetic. */
+static void t_rings_min_blocks(Tally *T) {
+  static const int MNK[][3] = {{130, 200, 256}, {64, 128, 128}, {37, 72, 512}, {5, 9, 384}};
+  static const char *const targets[] = {NULL, "sm_80"};
+  for (int c = 0; c < 16; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    const char *tg = targets[c / 4 % 2], *kn = c < 8 ? "w4_min2" : "w4_plain";
+    Rng r = rng_seed("rings_min_blocks", (uint64_t)c);
+    Call k;
+    call_init(&k, "rings_min_blocks.tl", kn);
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *Q = call_in(&k, "Q", U8, 2, SHAPE(K / 2, N));
+    Ten *S = call_in(&k, "S", F16, 2, SHAPE(K / 128, N));
+    Ten *Z = call_in(&k, "Z", F16, 2, SHAPE(K / 128, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_int(Q, &r, 0, 255);
+    fill_uniform(S, &r, 0.01, 0.1);
+    fill_int(Z, &r, 5, 10);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double a = 0;
+        for (int t = 0; t < K; t++) {
+          int row = t / 64 * 32 + t % 32, q = (int)A2(Q, row, j);
+          int nib = t % 64 < 32 ? q & 15 : q >> 4;
+          double w = round_dt(F16, round_dt(F16, nib - A2(Z, t / 128, j)) * A2(S, t / 128, j));
+          a += A2(A, i, t) * w;
+        }
+        R2(C, i, j) = round_dt(F16, a);
+      }
+    char l[64];
+    label(l, sizeof l, "%s %s%sM=%d N=%d K=%d", kn, tg ? tg : "", tg ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "rings_min_blocks", l));
+    call_free(&k);
+  }
+}
+
 /* residual_epilogue (tests/gpu/residual_epilogue.tl): C = f16(A B + R), R staged through
  * shared memory in the epilogue; ragged (the general body's loops over runs) and exact. */
 static void t_residual_epilogue(Tally *T) {
@@ -9329,6 +9371,7 @@ static const Test tests[] = {
     {"pipeline_reload", t_pipeline_reload},
     {"dequant_pipelined", t_dequant_pipelined},
     {"packed_rings", t_packed_rings},
+    {"rings_min_blocks", t_rings_min_blocks},
     {"residual_epilogue", t_residual_epilogue},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
