@@ -3133,9 +3133,8 @@ static bool rolled_fills(Printer *P, const TirBlock *b) {
   if (n < 32) return false;
   const TargetConfig *t = P->K->t;
   int threads = P->K->ki->threads, blocks = bound_blocks(P->K->ki);
-  if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return false;
-  int limit = t->regs_per_sm / (threads * (blocks > 0 ? blocks : 1)) / 8 * 8;
-  if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
+  int limit = tir_thread_regs(t, threads, blocks);
+  if (!limit) return false;
   return tir_value_regs_at(P->K, first) + n + 48 > limit - 16;
 }
 

@@ -1618,9 +1618,8 @@ static void split_dots(TirKernel *K, TirBlock *b, int limit) {
 static void thread_pressure(TirKernel *K) {
   const TargetConfig *t = K->t;
   int threads = K->ki->threads;
-  if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return;
-  int limit = t->regs_per_sm / threads / 8 * 8;
-  if (limit > t->max_regs_per_thread) limit = t->max_regs_per_thread;
+  int limit = tir_thread_regs(t, threads, 1);
+  if (!limit) return;
   split_dots(K, &K->body, limit);
   int peak = tir_value_regs(K);
   if (peak <= TIR_MAX_VALUE_REGS && tir_value_held(K, NULL) + PRESSURE_RESERVE > limit) {

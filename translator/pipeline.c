@@ -721,9 +721,7 @@ static bool rotation_fits(TirKernel *K, const TirOp *d) {
   if (blocks > t->max_blocks_per_sm) blocks = t->max_blocks_per_sm;
   if (blocks * threads > t->max_warps_per_sm * t->lanes) blocks = t->max_warps_per_sm * t->lanes / threads;
   if (blocks < 1) blocks = 1;
-  int cap = t->regs_per_sm / (threads * blocks) / 8 * 8;
-  if (cap > t->max_regs_per_thread) cap = t->max_regs_per_thread;
-  if (regs > cap) return false;
+  if (regs > tir_thread_regs(t, threads, blocks)) return false;
   /* ptxas is told (__launch_bounds__): left to itself, it held a kernel of one block per
    * SM to 128 registers and spilled (the sm_80 translation of the golden
    * epilogue-in-ring-bytes-sm80, compiled for sm_90) */
@@ -1301,26 +1299,24 @@ static void drop_take(TirKernel *K, TirBlock *b, TirVar *v) {
  * rings of 40 registers within 192 and spilled 20 bytes at its 128 on sm_90). The blocks
  * its shared memory lets fit are not known yet (smem.c, fit_blocks): min_blocks is the
  * budget's, the stricter. */
-static int ring_budget(const TirKernel *K, int *cap) {
-  const TargetConfig *t = K->t;
-  int b = K->ki->min_blocks, threads = K->ki->threads;
-  *cap = 0;
-  if (b <= 0 || threads <= 0 || !t->regs_per_sm || !t->max_regs_per_thread) return TIR_MAX_VALUE_REGS;
-  int c = t->regs_per_sm / (threads * b) / 8 * 8;
-  if (c >= t->max_regs_per_thread) return TIR_MAX_VALUE_REGS;
-  int budget = c * TIR_MAX_VALUE_REGS / t->max_regs_per_thread;
-  *cap = c;
-  return budget < TIR_MAX_VALUE_REGS ? budget : TIR_MAX_VALUE_REGS;
+/* The registers min_blocks blocks leave a thread where fewer than the target's limit, else 0. */
+static int launch_regs(const TirKernel *K) {
+  int c = K->ki->min_blocks > 0 ? tir_thread_regs(K->t, K->ki->threads, K->ki->min_blocks) : 0;
+  return c < K->t->max_regs_per_thread ? c : 0;
 }
 
-/* " (3/4 of the N registers a thread of @launch(T, B) may have)" where ring_budget is
- * @launch's, else "". */
-static const char *budget_why(const TirKernel *K) {
-  int cap;
-  ring_budget(K, &cap);
-  return cap ? arena_printf(K->a, " (3/4 of the %d registers a thread of @launch(%d, %d) may have)", cap,
-                            K->ki->threads, K->ki->min_blocks)
-             : "";
+static int ring_budget(const TirKernel *K) {
+  int c = launch_regs(K);
+  return c ? c * TIR_MAX_VALUE_REGS / K->t->max_regs_per_thread : TIR_MAX_VALUE_REGS;
+}
+
+/* ring_budget for a message: "192", or "96 (3/4 of the 128 registers a thread of
+ * @launch(256, 2) may have)". */
+static const char *budget_text(const TirKernel *K) {
+  int c = launch_regs(K);
+  return c ? arena_printf(K->a, "%d (3/4 of the %d registers a thread of @launch(%d, %d) may have)", ring_budget(K), c,
+                          K->ki->threads, K->ki->min_blocks)
+           : arena_printf(K->a, "%d", TIR_MAX_VALUE_REGS);
 }
 
 /* Returns whether some load got a ring; into *left, the loads left in the loop because
@@ -1335,7 +1331,7 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
   /* the registers of the rings made so far: their loads in the loop are in body, not yet in
    * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
    * V rings of 64 each passed the budget together, and ptxas spilled) */
-  int ringed = 0, cap, budget = ring_budget(K, &cap);
+  int ringed = 0, budget = ring_budget(K);
   /* a gather whose index is another ringed load's value: that ring goes a slot deeper */
   TirVar *ix[TIR_MAX_BUFS];
   TirVar **ixring[TIR_MAX_BUFS];
@@ -1461,12 +1457,9 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
                           X->name, op->stmt->loc.line, INLINED_NODES);
     if (op->dst->home || op->dst->fused)
       return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);
-    {
-      int cap;
-      return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
-                                "budget of %d%s (fewer stages, or a smaller tile)",
-                          stages - 1, X->name, op->stmt->loc.line, ring_budget(K, &cap), budget_why(K));
-    }
+    return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
+                              "budget of %s (fewer stages, or a smaller tile)",
+                        stages - 1, X->name, op->stmt->loc.line, budget_text(K));
   }
   *at = f->stmt->loc;
   return "its body has no load at its top level (loads inside an if or an inner loop are not issued ahead)";
@@ -1497,11 +1490,10 @@ static void pipeline_block(TirKernel *K, TirBlock *b, int depth, PtrVec *top) {
                          "not overlapped", stages, left.len, left.len == 1 ? "is" : "are", left.len == 1 ? "it is" : "they are");
             for (int j = 0; j < left.len; j++) {
               const TirOp *l = left.items[j];
-              int cap;
               diag_note(K->d, l->slice->loc, "a ring of %d values of the load of '%s' (%d elements a thread each) would take "
-                        "the kernel past its register budget of %d%s, with the rings made before it (fewer stages, or "
+                        "the kernel past its register budget of %s, with the rings made before it (fewer stages, or "
                         "a smaller tile)", stages - 1, l->slice->u.index.base->u.ident.name, layout_count(l->dst->layout),
-                        ring_budget(K, &cap), budget_why(K));
+                        budget_text(K));
             }
           }
           if (before.len) { /* the ring's first loads go after the loop's comment */

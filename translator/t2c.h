@@ -1162,6 +1162,10 @@ bool tir_slice_mentions(const TirKernel *K, const Expr *slice, const TirVar *v);
  * tir_value_regs: that peak, over the values with a layout now. */
 #define TIR_MAX_VALUE_REGS 192
 int tir_value_regs(const TirKernel *K);
+/* The registers a thread of `threads` may have with `blocks` blocks (at least 1) per SM:
+ * the register file over their threads, in steps of 8, at most the target's per-thread
+ * limit; 0 where the target gives no figures. */
+int tir_thread_regs(const TargetConfig *t, int threads, int blocks);
 /* The 32-bit words n elements of e take packed (TirVar.packed), or 0: they cannot be. */
 int tir_packed_words(ElemType e, int n);
 int tir_value_peak(const TirKernel *K, PtrVec *at);

@@ -293,6 +293,12 @@ static void live_block(Live *lv, const TirBlock *b) {
 /* The most 32-bit registers the values with a layout hold at any one op. */
 int tir_value_regs(const TirKernel *K) { return tir_value_peak(K, NULL); }
 
+int tir_thread_regs(const TargetConfig *t, int threads, int blocks) {
+  if (!t->regs_per_sm || !t->max_regs_per_thread || threads <= 0) return 0;
+  int r = t->regs_per_sm / (threads * (blocks > 0 ? blocks : 1)) / 8 * 8;
+  return r < t->max_regs_per_thread ? r : t->max_regs_per_thread;
+}
+
 /* The values' live ranges (first and last positions), op's position in want_pos. */
 static Live live_ranges(const TirKernel *K, const TirOp *op, bool held) {
   int n = K->vars.len;
