@@ -353,6 +353,8 @@ static const char *elem_ref(Printer *P, const TirVar *v, At at) {
 }
 
 static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond);
+static void tensor_index_rc(Printer *P, const TirOp *op, At at, const char *row, const char *col, const char **lin,
+                            const char **cond);
 static int access_vec(const Printer *P, const TirOp *op);
 
 /* A run of n elements of type e outside the tensor: the load's pad value in each, or
@@ -376,10 +378,24 @@ static const char *pad_run(Printer *P, ElemType e, int n, const Expr *pad) {
  * (TirOp.rolled_cols) the loop's body declares it. NULL: element by element (a run
  * at a rank-1 tensor's end, vtail; an op whose rows are a loop's, or a run printed as
  * a loop). */
+static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, const char **b);
+
+/* A window write's read of a value it fuses (TirVar.win_of) reads runs whole where
+ * the window's columns start and end at multiples of the run and the write's layout
+ * moves runs of it: then a run of the write's layout lies wholly inside the window's
+ * columns or wholly outside, and at the same offset in the tensor as the load's. */
+static bool win_runs(const TirVar *v, const At *at, int n) {
+  const TirOp *w = v->win_of;
+  const Layout *p = parent_of(at->lay);
+  int64_t b = 0;
+  return at->lay->kind == LY_BLOCKED && !p->mma && !p->wg && p->vec % n == 0 && w->win_len[1] % n == 0 &&
+         (!w->win[1] || (check_const_int(w->win[1], &b) && b % n == 0));
+}
+
 static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
   const TirOp *l = v->fused;
   int n = access_vec(P, l);
-  if (n < 2 || l->vtail || P->roll || P->vsym) return NULL;
+  if (n < 2 || l->vtail || P->roll || P->vsym || (v->win_of && !win_runs(v, at, n))) return NULL;
   int v0 = at->v - at->v % n;
   for (int i = 0; i < P->nfrun; i++) {
     const struct FusedRun *r = &P->frun[i];
@@ -388,7 +404,17 @@ static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
   if (P->nfrun == (int)(sizeof P->frun / sizeof P->frun[0])) return NULL;
   const Sym *X = l->slice->u.index.base->u.ident.sym;
   const char *lin, *cond, *t = ctype(X->ty.elem), *w = F("t2c_fw%d", P->ctr++);
-  tensor_index(P, l, (At){v->layout, at->ir, at->ic, v0}, &lin, &cond);
+  if (v->win_of) { /* at the window's coordinates, and only where the run is inside the window */
+    At e = *at;
+    e.v = v0;
+    const char *a, *b, *m = win_mask(P, v->win_of, e, &a, &b);
+    bool masked = P->masked;
+    P->masked = m != NULL; /* the window's test has the tile's */
+    tensor_index_rc(P, l, e, erow(P, e), ecol(P, e), &lin, &cond);
+    P->masked = masked;
+    cond = m && cond ? F("%s && %s", m, cond) : m ? m : cond;
+  } else
+    tensor_index(P, l, (At){v->layout, at->ir, at->ic, v0}, &lin, &cond);
   const char *load = F("t2c::ldg_vec<%d>(%s)", n, elem_ptr(P, X, lin));
   if (cond) load = F("%s ? %s : %s", paren(P, cond), load, pad_run(P, X->ty.elem, n, l->pad));
   line(P, "const t2c::Vec<%s, %d> %s = %s;", t, n, w, load);
@@ -407,7 +433,13 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
     if (w) return F("%s.v[%d]", w, at->v % access_vec(P, l));
     const Sym *X = l->slice->u.index.base->u.ident.sym;
     const char *lin, *cond;
-    tensor_index(P, l, (At){v->layout, at->ir, at->ic, at->v}, &lin, &cond);
+    if (v->win_of) { /* at the window's coordinates of the write's element (under its test, which has the tile's) */
+      bool masked = P->masked;
+      P->masked = true;
+      tensor_index_rc(P, l, *at, erow(P, *at), ecol(P, *at), &lin, &cond);
+      P->masked = masked;
+    } else
+      tensor_index(P, l, (At){v->layout, at->ir, at->ic, at->v}, &lin, &cond);
     const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
     const char *x = F("%s[%s]", X->cname, lin);
     return cond ? F("(%s ? %s : %s)", cond, x, pad) : x;
@@ -706,14 +738,21 @@ static const char *linear(Printer *P, const Sym *X, const char *const *p) {
 
 /* The linear index of the op's slice at element at, and its bounds condition (NULL: none). */
 static void tensor_index(Printer *P, const TirOp *op, At at, const char **lin, const char **cond) {
+  tensor_index_rc(P, op, at, row_of(P, at), col_of(P, at), lin, cond);
+}
+
+/* The same at the element of the op's slice at (row, col), at being the element of the
+ * layout being printed (its padding test, a gather's index values). */
+static void tensor_index_rc(Printer *P, const TirOp *op, At at, const char *row, const char *col, const char **lin,
+                            const char **cond) {
   const Expr *s = op->slice;
   const Sym *X = s->u.index.base->u.ident.sym;
   int nkept = 0;
   for (int d = 0; d < X->trank; d++) nkept += s->u.index.idx[d].len != NULL;
   /* the op's coordinates, in the order of the slice's kept dims */
   const char *coord[2];
-  if (nkept == 2) coord[0] = row_of(P, at), coord[1] = col_of(P, at);
-  else coord[0] = op->cols == 1 ? row_of(P, at) : col_of(P, at);
+  if (nkept == 2) coord[0] = row, coord[1] = col;
+  else coord[0] = op->cols == 1 ? row : col;
   const char *p[4] = {"0", "0", "0", "0"}, *cnd = P->masked ? NULL : tile_mask(P, at);
   for (int d = 0, k = 0; d < X->trank; d++) {
     const Index *ix = &s->u.index.idx[d];
@@ -994,6 +1033,14 @@ static const char *in_range(Printer *P, const char *r, const char *a, int n, int
 static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, const char **b) {
   *a = op->win[0] ? strip(P, ex(P, op->win[0], T_I32, NULL)) : "0";
   *b = op->win[1] ? strip(P, ex(P, op->win[1], T_I32, NULL)) : "0";
+  /* a window whose columns start and end at multiples of the layout's run: an element's
+   * tests are its run's first element's (the tile's columns are a multiple of the run
+   * too), one text that the run's elements share */
+  const Layout *p = parent_of(at.lay);
+  int64_t c0 = 0;
+  if (at.lay->kind == LY_BLOCKED && !p->mma && !p->wg && !P->vsym && p->vec > 1 && op->win_len[1] % p->vec == 0 &&
+      op->dst->cols % p->vec == 0 && (!op->win[1] || (check_const_int(op->win[1], &c0) && c0 % p->vec == 0)))
+    at.v -= at.v % p->vec;
   const char *mr = in_range(P, row_of(P, at), *a, op->win_len[0], op->dst->rows);
   const char *mc = in_range(P, col_of(P, at), *b, op->win_len[1], op->dst->cols);
   const char *mt = tile_mask(P, at);
@@ -3610,6 +3657,17 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       fprintf(out, "  %s (%s): never held: the loads a @pipeline loop issues ahead compute it in their indices or read "
                    "it from its ring\n",
               v->sym ? v->sym->name : v->cname, v->what);
+      continue;
+    }
+    if (v->win_of) {
+      const At wa = {v->win_of->lay, 0, 0, 0};
+      const char *how = v->fused->vec > 1 && !v->fused->vtail && win_runs(v, &wa, v->fused->vec)
+                            ? arena_printf(K->a, "a run of %d at a time in the fast body", v->fused->vec)
+                            : "element by element";
+      fprintf(out, "  %s (%s): never held, the window write of %s at line %d reads the tensor at its own elements of "
+                   "%s (%s): no layout or shared copy of its own\n",
+              v->cname, v->what, v->win_of->dst->sym ? v->win_of->dst->sym->name : v->win_of->dst->cname,
+              v->fused->stmt->loc.line, layout_str(K->a, v->win_of->lay), how);
       continue;
     }
     if (v->fused) {

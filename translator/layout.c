@@ -1117,7 +1117,7 @@ static bool readable(const Layout *v, const Layout *at) {
 
 static void check_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Check *c = ctx;
-  if (readable(v->layout, c->lay)) return;
+  if (readable(v->layout, c->lay) || (v->win_of && v->win_of == c->op)) return;
   if (x) convert(K, c->convs, c->op, x, v); /* a reduction too: its operand reads the copy */
   else c->why = "a value reduced in another layout (a layout conversion)";
 }
@@ -1424,6 +1424,18 @@ static TirOp *fusable(TirKernel *K, const TirVar *v) {
   if (f.reader->kind != TO_REDUCE && f.reader->kind != TO_STORE && f.reader->kind != TO_ASSIGN) return NULL;
   if (tensor_buf(K, f.load->slice->u.index.base->u.ident.sym) >= 0) return NULL;
   return f.load;
+}
+
+/* The reads lower.c left to a window write's threads (TirVar.win_of: they read the
+ * tensor at the window's coordinates) need no conversion: relate_leaf sent them
+ * through a copy, not knowing. */
+static void window_loads(PtrVec *convs) {
+  int k = 0;
+  for (int i = 0; i < convs->len; i++) {
+    const Conv *c = convs->items[i];
+    if (c->v->win_of != c->op) convs->items[k++] = convs->items[i];
+  }
+  convs->len = k;
 }
 
 typedef struct Writer {
@@ -3820,6 +3832,7 @@ static void copy_vectors(TirKernel *K) {
 
 static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
   (void)K, (void)ctx;
+  if (op->kind == TO_LOAD && op->dst && op->dst->win_of) return; /* read by the window write: prints nothing */
   if (op->lay && op->lay->kind != LY_SCALAR)
     ((Layout *)(op->lay->kind == LY_SLICE ? op->lay->parent : op->lay))->used = true;
   if (op->alay) ((Layout *)op->alay)->used = true;
@@ -3829,6 +3842,7 @@ static void used_fn(TirKernel *K, TirOp *op, void *ctx) {
 static void mark_used(TirKernel *K) {
   for (int i = 0; i < K->vars.len; i++) {
     const Layout *l = ((TirVar *)K->vars.items[i])->layout;
+    if (((TirVar *)K->vars.items[i])->win_of) continue;
     if (l->kind != LY_SCALAR) ((Layout *)(l->kind == LY_SLICE ? l->parent : l))->used = true;
   }
   walk(K, &K->body, used_fn, NULL);
@@ -3847,6 +3861,7 @@ static void lanes_warps(TirKernel *K) {
 bool layout_assign(TirKernel *K, const char **why) {
   PtrVec convs = {0};
   if (!assign_vars(K, &convs, why)) return false;
+  window_loads(&convs);
   Check c = {NULL, NULL, NULL, &convs};
   walk(K, &K->body, op_layout_fn, &c);
   if (c.why) {

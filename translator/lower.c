@@ -1195,6 +1195,8 @@ typedef struct Leaves {
   bool ok;
   const TirVar *dst;      /* the tile written through the window */
   const Expr *start[2];   /* the window's first row and column (NULL: 0) */
+  int len[2];             /* its rows and columns */
+  PtrVec wins;            /* the values it reads from the tensor itself (window_load) */
 } Leaves;
 
 static bool zero_start(const Expr *s) {
@@ -1217,6 +1219,37 @@ static bool window_in_place(const Leaves *lv, const Expr *x, const TirVar *v) {
   if (v->rows == 1 && v->cols > 1) return v->cols == lv->dst->cols && zero_start(lv->start[1]);
   if (v->cols == 1 && v->rows > 1) return v->rows == lv->dst->rows && zero_start(lv->start[0]);
   return false;
+}
+
+/* A slice of a tensor the kernel does not write, of the window's shape, loaded for
+ * this statement alone (xx[0 :+ 16, 8 :+ 128] = X[b, d0 :+ 16, l0 :+ 128], a halo
+ * tile put together from slices): the window's threads read the tensor at the
+ * window's coordinates of their own elements (TirVar.win_of, emit_tir.c value_at),
+ * where reading the load's value took a shared copy and a barrier for each slice
+ * (conv1d's halo tile: 3 copies and 3 barriers, now only the tile's own). The load
+ * stays, never held (TirVar.fused): it prints nothing, and its bounds and vector
+ * width (layout.c) are those of the reads, which run over the same coordinates. Not
+ * in a @pipeline loop, whose loads pipeline.c may issue ahead. */
+static bool window_load(Leaves *lv, const Expr *x, TirVar *v) {
+  if (v->sym || v->rows != lv->len[0] || v->cols != lv->len[1] || v->fused) return false;
+  TirOp *load = NULL; /* of the slice, or of pad(slice, v) */
+  for (int i = lv->b->ops.len - 1; i >= 0 && !load; i--) {
+    TirOp *o = lv->b->ops.items[i];
+    if (o->dst == v) load = o;
+  }
+  if (!load || load->kind != TO_LOAD || (load->slice != x && !(load->pad && x->kind == E_CALL && x->u.call.nargs == 2 &&
+                                                               x->u.call.args[0] == load->slice)))
+    return false;
+  if (load->gather || load->slice->u.index.base->u.ident.sym->written) return false;
+  /* in a @pipeline loop the slice's load may be issued ahead (pipeline.c): as it was */
+  for (int i = 0; i < lv->L->loops_op.len; i++) {
+    const Stmt *ls = ((const TirOp *)lv->L->loops_op.items[i])->stmt;
+    for (int j = 0; ls && j < ls->nattrs; j++)
+      if (ls->attrs[j]->kind == A_PIPELINE) return false;
+  }
+  v->fused = load;
+  vec_push(lv->L->K->a, &lv->wins, v);
+  return true;
 }
 
 /* A read x of a tile var declared as an expression of rows(), cols(), literals and
@@ -1258,7 +1291,7 @@ static void copy_leaves(Leaves *lv, Expr *x) {
   if (v && v->rank == 2 && v != lv->dst && recompute_leaf(L, x, v)) return;
   if (v) {
     /* a scalar: every thread has it; the window itself (own_window_reads): the writing thread */
-    if (v->rank == 0 || window_in_place(lv, x, v) || (v == lv->dst && x->kind == E_INDEX)) return;
+    if (v->rank == 0 || window_in_place(lv, x, v) || (v == lv->dst && x->kind == E_INDEX) || window_load(lv, x, v)) return;
     TirRead *r = NEW(L->K->a, TirRead);
     *r = (TirRead){TR_WINDOW, spill(L, lv->b, v, "a partial tile write reads it at other elements"), v->rank,
                    {NULL, NULL}, {true, v->rank == 2}, 0, 0};
@@ -1346,10 +1379,11 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
   if (whole) return lower_tile_assign(L, b, v, s->u.assign.op, rhs);
   own_window_reads(L, lhs, v, rhs);
   if (!hoist(L, b, rhs)) return false;
-  Leaves lv = {L, b, true, v, {start[0], start[1]}};
+  Leaves lv = {L, b, true, v, {start[0], start[1]}, {len[0], len[1]}, {0}};
   copy_leaves(&lv, rhs);
   if (!lv.ok) return false;
   TirOp *o = op_new(L, b, TO_ASSIGN);
+  for (int i = 0; i < lv.wins.len; i++) ((TirVar *)lv.wins.items[i])->win_of = o;
   o->dst = v;
   o->op = s->u.assign.op;
   o->expr = rhs;

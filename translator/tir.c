@@ -763,7 +763,8 @@ void tir_dump(const TirKernel *K, FILE *out) {
     else if (v->layout) fprintf(out, " in %s, %d per thread", layout_str(K->a, v->layout), layout_count(v->layout));
     if (v->home) fprintf(out, ", living in %s (too large for registers)", K->bufs[v->home - 1].cname);
     if (v->packed) fprintf(out, ", packed: %d registers", tir_packed_words(v->elem, layout_count(v->layout)));
-    if (v->fused) fprintf(out, ", never held: its one reader reads the tensor (too large for registers)");
+    if (v->win_of) fprintf(out, ", never held: the window write of its statement reads the tensor at its coordinates");
+    else if (v->fused) fprintf(out, ", never held: its one reader reads the tensor (too large for registers)");
     fprintf(out, "\n");
   }
   for (int i = 0; i < K->nbufs; i++) {

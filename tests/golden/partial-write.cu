@@ -3,23 +3,17 @@
 
 
 // kernel halves (partial-write.tl:3): 64 threads
-//   layout L0: [16, 16], runs of 4, lanes 8 x 4, warps 2 x 1: 4 per thread
 //   layout L1: [16, 32], runs of 4, lanes 4 x 8, warps 2 x 1: 8 per thread
 //   t: registers, 8 x f32 per thread (L1)
-//   t2c_v2_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 5)
-//   t2c_v3_s: shared, f32[16, 16], 1088 bytes (shared copy of slice of X at line 6)
 //   t_s: shared, f32[16, 32], 2048 bytes (shared copy of t)
 //   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
-//   shared memory: 4224 bytes; barriers: 3
+//   shared memory: 2048 bytes; barriers: 1
 extern "C" __global__ void
 halves(const float *__restrict__ X, float *__restrict__ Y)
 {
-  __shared__ __align__(16) float t2c_v2_s[272];
-  __shared__ __align__(16) float t2c_v3_s[272];
   __shared__ __align__(16) float t_s[512];
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
-  const int t2c_r0 = warp * 8 + lane / 4, t2c_c0 = (lane % 4) * 4;  // L0: this thread's first row and column
   const int t2c_r1 = warp * 4 + lane / 8, t2c_c1 = (lane % 8) * 4;  // L1: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
@@ -27,103 +21,27 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     // partial-write.tl:4: var t: tile<f32>[16, 32]
     float t[8];
     // partial-write.tl:5: t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]
-    float t2c_v2[4];
-    const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + (16 + t2c_c0));
-    t2c_v2[0] = t2c_w0.v[0];
-    t2c_v2[1] = t2c_w0.v[1];
-    t2c_v2[2] = t2c_w0.v[2];
-    t2c_v2[3] = t2c_w0.v[3];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
-    __syncthreads();  // t2c_v2_s: written at line 5, read here by other threads
-    if (t2c_c1 < 16) t[0] = t2c_v2_s[t2c_r1 * 17 + t2c_c1];
-    if (t2c_c1 + 1 < 16) t[1] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 1)];
-    if (t2c_c1 + 2 < 16) t[2] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 2)];
-    if (t2c_c1 + 3 < 16) t[3] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 3)];
-    if (t2c_c1 < 16) t[4] = t2c_v2_s[(t2c_r1 + 8) * 17 + t2c_c1];
-    if (t2c_c1 + 1 < 16) t[5] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 1)];
-    if (t2c_c1 + 2 < 16) t[6] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 2)];
-    if (t2c_c1 + 3 < 16) t[7] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 3)];
+    const t2c::Vec<float, 4> t2c_fw0 = (t2c_c1 < 16) ? t2c::ldg_vec<4>(X + t2c_r1 * 32 + (16 + t2c_c1)) : t2c::Vec<float, 4>{};
+    if (t2c_c1 < 16) t[0] = t2c_fw0.v[0];
+    if (t2c_c1 < 16) t[1] = t2c_fw0.v[1];
+    if (t2c_c1 < 16) t[2] = t2c_fw0.v[2];
+    if (t2c_c1 < 16) t[3] = t2c_fw0.v[3];
+    const t2c::Vec<float, 4> t2c_fw1 = (t2c_c1 < 16) ? t2c::ldg_vec<4>(X + (t2c_r1 + 8) * 32 + (16 + t2c_c1)) : t2c::Vec<float, 4>{};
+    if (t2c_c1 < 16) t[4] = t2c_fw1.v[0];
+    if (t2c_c1 < 16) t[5] = t2c_fw1.v[1];
+    if (t2c_c1 < 16) t[6] = t2c_fw1.v[2];
+    if (t2c_c1 < 16) t[7] = t2c_fw1.v[3];
     // partial-write.tl:6: t[0 :+ 16, 16 :+ 16] = X[0 :+ 16, 0 :+ 16]
-    float t2c_v3[4];
-    const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + t2c_r0 * 32 + t2c_c0);
-    t2c_v3[0] = t2c_w1.v[0];
-    t2c_v3[1] = t2c_w1.v[1];
-    t2c_v3[2] = t2c_w1.v[2];
-    t2c_v3[3] = t2c_w1.v[3];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0] = t2c_v3[0];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v3[1];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v3[2];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v3[3];
-    __syncthreads();  // t2c_v3_s: written at line 6, read here by other threads
-    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[0] = t2c_v3_s[t2c_r1 * 17 + (t2c_c1 - 16)];
-    if (t2c_c1 + 1 >= 16 && t2c_c1 + 1 < 16 + 16) t[1] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 1) - 16)];
-    if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[2] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 2) - 16)];
-    if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[3] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 3) - 16)];
-    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[4] = t2c_v3_s[(t2c_r1 + 8) * 17 + (t2c_c1 - 16)];
-    if (t2c_c1 + 1 >= 16 && t2c_c1 + 1 < 16 + 16) t[5] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 1) - 16)];
-    if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[6] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 2) - 16)];
-    if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[7] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 3) - 16)];
-    // partial-write.tl:7: t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0
-    t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
-    t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
-    __syncthreads();  // t_s: written at line 7, read here by other threads
-    const t2c::Vec<float, 4> t2c_sr2 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
-    if (t2c_r1 < 8) t[0] = t2c_sr2.v[0] * 2.0f;
-    if (t2c_r1 < 8) t[1] = t2c_sr2.v[1] * 2.0f;
-    if (t2c_r1 < 8) t[2] = t2c_sr2.v[2] * 2.0f;
-    if (t2c_r1 < 8) t[3] = t2c_sr2.v[3] * 2.0f;
-    const t2c::Vec<float, 4> t2c_sr3 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
-    if (t2c_r1 + 8 < 8) t[4] = t2c_sr3.v[0] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[5] = t2c_sr3.v[1] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[6] = t2c_sr3.v[2] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[7] = t2c_sr3.v[3] * 2.0f;
-    // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
-    t2c::stg_vec<4>(Y + t2c_r1 * 32 + t2c_c1, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
-    t2c::stg_vec<4>(Y + (t2c_r1 + 8) * 32 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
-  } else {
-    // partial-write.tl:4: var t: tile<f32>[16, 32]
-    float t[8];
-    // partial-write.tl:5: t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]
-    float t2c_v2[4];
-    t2c_v2[0] = X[t2c_r0 * 32 + (16 + t2c_c0)];
-    t2c_v2[1] = X[t2c_r0 * 32 + (16 + t2c_c0 + 1)];
-    t2c_v2[2] = X[t2c_r0 * 32 + (16 + t2c_c0 + 2)];
-    t2c_v2[3] = X[t2c_r0 * 32 + (16 + t2c_c0 + 3)];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0] = t2c_v2[0];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v2[1];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v2[2];
-    t2c_v2_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v2[3];
-    __syncthreads();  // t2c_v2_s: written at line 5, read here by other threads
-    if (t2c_c1 < 16) t[0] = t2c_v2_s[t2c_r1 * 17 + t2c_c1];
-    if (t2c_c1 + 1 < 16) t[1] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 1)];
-    if (t2c_c1 + 2 < 16) t[2] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 2)];
-    if (t2c_c1 + 3 < 16) t[3] = t2c_v2_s[t2c_r1 * 17 + (t2c_c1 + 3)];
-    if (t2c_c1 < 16) t[4] = t2c_v2_s[(t2c_r1 + 8) * 17 + t2c_c1];
-    if (t2c_c1 + 1 < 16) t[5] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 1)];
-    if (t2c_c1 + 2 < 16) t[6] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 2)];
-    if (t2c_c1 + 3 < 16) t[7] = t2c_v2_s[(t2c_r1 + 8) * 17 + (t2c_c1 + 3)];
-    // partial-write.tl:6: t[0 :+ 16, 16 :+ 16] = X[0 :+ 16, 0 :+ 16]
-    float t2c_v3[4];
-    t2c_v3[0] = X[t2c_r0 * 32 + t2c_c0];
-    t2c_v3[1] = X[t2c_r0 * 32 + (t2c_c0 + 1)];
-    t2c_v3[2] = X[t2c_r0 * 32 + (t2c_c0 + 2)];
-    t2c_v3[3] = X[t2c_r0 * 32 + (t2c_c0 + 3)];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0] = t2c_v3[0];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 1] = t2c_v3[1];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 2] = t2c_v3[2];
-    t2c_v3_s[t2c_r0 * 17 + t2c_c0 + 3] = t2c_v3[3];
-    __syncthreads();  // t2c_v3_s: written at line 6, read here by other threads
-    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[0] = t2c_v3_s[t2c_r1 * 17 + (t2c_c1 - 16)];
-    if (t2c_c1 + 1 >= 16 && t2c_c1 + 1 < 16 + 16) t[1] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 1) - 16)];
-    if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[2] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 2) - 16)];
-    if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[3] = t2c_v3_s[t2c_r1 * 17 + ((t2c_c1 + 3) - 16)];
-    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[4] = t2c_v3_s[(t2c_r1 + 8) * 17 + (t2c_c1 - 16)];
-    if (t2c_c1 + 1 >= 16 && t2c_c1 + 1 < 16 + 16) t[5] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 1) - 16)];
-    if (t2c_c1 + 2 >= 16 && t2c_c1 + 2 < 16 + 16) t[6] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 2) - 16)];
-    if (t2c_c1 + 3 >= 16 && t2c_c1 + 3 < 16 + 16) t[7] = t2c_v3_s[(t2c_r1 + 8) * 17 + ((t2c_c1 + 3) - 16)];
+    const t2c::Vec<float, 4> t2c_fw2 = (t2c_c1 >= 16 && t2c_c1 < 16 + 16) ? t2c::ldg_vec<4>(X + (t2c_r1 * 32 + (t2c_c1 - 16))) : t2c::Vec<float, 4>{};
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[0] = t2c_fw2.v[0];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[1] = t2c_fw2.v[1];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[2] = t2c_fw2.v[2];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[3] = t2c_fw2.v[3];
+    const t2c::Vec<float, 4> t2c_fw3 = (t2c_c1 >= 16 && t2c_c1 < 16 + 16) ? t2c::ldg_vec<4>(X + ((t2c_r1 + 8) * 32 + (t2c_c1 - 16))) : t2c::Vec<float, 4>{};
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[4] = t2c_fw3.v[0];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[5] = t2c_fw3.v[1];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[6] = t2c_fw3.v[2];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[7] = t2c_fw3.v[3];
     // partial-write.tl:7: t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0
     t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
@@ -138,6 +56,44 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     if (t2c_r1 + 8 < 8) t[5] = t2c_sr5.v[1] * 2.0f;
     if (t2c_r1 + 8 < 8) t[6] = t2c_sr5.v[2] * 2.0f;
     if (t2c_r1 + 8 < 8) t[7] = t2c_sr5.v[3] * 2.0f;
+    // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
+    t2c::stg_vec<4>(Y + t2c_r1 * 32 + t2c_c1, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::stg_vec<4>(Y + (t2c_r1 + 8) * 32 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
+  } else {
+    // partial-write.tl:4: var t: tile<f32>[16, 32]
+    float t[8];
+    // partial-write.tl:5: t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]
+    if (t2c_c1 < 16) t[0] = X[t2c_r1 * 32 + (16 + t2c_c1)];
+    if (t2c_c1 < 16) t[1] = X[t2c_r1 * 32 + (16 + t2c_c1 + 1)];
+    if (t2c_c1 < 16) t[2] = X[t2c_r1 * 32 + (16 + t2c_c1 + 2)];
+    if (t2c_c1 < 16) t[3] = X[t2c_r1 * 32 + (16 + t2c_c1 + 3)];
+    if (t2c_c1 < 16) t[4] = X[(t2c_r1 + 8) * 32 + (16 + t2c_c1)];
+    if (t2c_c1 < 16) t[5] = X[(t2c_r1 + 8) * 32 + (16 + t2c_c1 + 1)];
+    if (t2c_c1 < 16) t[6] = X[(t2c_r1 + 8) * 32 + (16 + t2c_c1 + 2)];
+    if (t2c_c1 < 16) t[7] = X[(t2c_r1 + 8) * 32 + (16 + t2c_c1 + 3)];
+    // partial-write.tl:6: t[0 :+ 16, 16 :+ 16] = X[0 :+ 16, 0 :+ 16]
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[0] = X[t2c_r1 * 32 + (t2c_c1 - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[1] = X[t2c_r1 * 32 + ((t2c_c1 + 1) - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[2] = X[t2c_r1 * 32 + ((t2c_c1 + 2) - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[3] = X[t2c_r1 * 32 + ((t2c_c1 + 3) - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[4] = X[(t2c_r1 + 8) * 32 + (t2c_c1 - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[5] = X[(t2c_r1 + 8) * 32 + ((t2c_c1 + 1) - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[6] = X[(t2c_r1 + 8) * 32 + ((t2c_c1 + 2) - 16)];
+    if (t2c_c1 >= 16 && t2c_c1 < 16 + 16) t[7] = X[(t2c_r1 + 8) * 32 + ((t2c_c1 + 3) - 16)];
+    // partial-write.tl:7: t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0
+    t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
+    t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
+    __syncthreads();  // t_s: written at line 7, read here by other threads
+    const t2c::Vec<float, 4> t2c_sr6 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 < 8) t[0] = t2c_sr6.v[0] * 2.0f;
+    if (t2c_r1 < 8) t[1] = t2c_sr6.v[1] * 2.0f;
+    if (t2c_r1 < 8) t[2] = t2c_sr6.v[2] * 2.0f;
+    if (t2c_r1 < 8) t[3] = t2c_sr6.v[3] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr7 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 + 8 < 8) t[4] = t2c_sr7.v[0] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[5] = t2c_sr7.v[1] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[6] = t2c_sr7.v[2] * 2.0f;
+    if (t2c_r1 + 8 < 8) t[7] = t2c_sr7.v[3] * 2.0f;
     // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
     Y[t2c_r1 * 32 + t2c_c1] = t[0];
     Y[t2c_r1 * 32 + (t2c_c1 + 1)] = t[1];

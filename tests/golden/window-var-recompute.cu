@@ -154,13 +154,13 @@ win_remat(const float *__restrict__ X, float *__restrict__ Y, int *__restrict__ 
     q[0] = ((m0 + t2c_r1) * 8) + t2c_c1;
     // window-var-recompute.tl:30: u[0 :+ 16, 56 :+ 8] = u[0 :+ 16, 56 :+ 8] + f32(q)
     if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[0] = u[0] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + (t2c_c0 - 56)));
-    if (t2c_c0 + 1 >= 56 && t2c_c0 + 1 < 56 + 8) u[1] = u[1] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 1) - 56)));
-    if (t2c_c0 + 2 >= 56 && t2c_c0 + 2 < 56 + 8) u[2] = u[2] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 2) - 56)));
-    if (t2c_c0 + 3 >= 56 && t2c_c0 + 3 < 56 + 8) u[3] = u[3] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 3) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[1] = u[1] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 1) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[2] = u[2] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 2) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[3] = u[3] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 3) - 56)));
     if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[4] = u[4] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + (t2c_c0 - 56)));
-    if (t2c_c0 + 1 >= 56 && t2c_c0 + 1 < 56 + 8) u[5] = u[5] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 1) - 56)));
-    if (t2c_c0 + 2 >= 56 && t2c_c0 + 2 < 56 + 8) u[6] = u[6] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 2) - 56)));
-    if (t2c_c0 + 3 >= 56 && t2c_c0 + 3 < 56 + 8) u[7] = u[7] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 3) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[5] = u[5] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 1) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[6] = u[6] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 2) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[7] = u[7] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 3) - 56)));
     // window-var-recompute.tl:31: Y[m0 :+ 16, 0 :+ 64] = u
     if ((m0 + t2c_r0) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 4>{{u[0], u[1], u[2], u[3]}});
     if ((m0 + t2c_r0 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r0 + 8)) * 64 + t2c_c0, t2c::Vec<float, 4>{{u[4], u[5], u[6], u[7]}});
@@ -205,13 +205,13 @@ win_remat(const float *__restrict__ X, float *__restrict__ Y, int *__restrict__ 
     q[0] = ((m0 + t2c_r1) * 8) + t2c_c1;
     // window-var-recompute.tl:30: u[0 :+ 16, 56 :+ 8] = u[0 :+ 16, 56 :+ 8] + f32(q)
     if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[0] = u[0] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + (t2c_c0 - 56)));
-    if (t2c_c0 + 1 >= 56 && t2c_c0 + 1 < 56 + 8) u[1] = u[1] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 1) - 56)));
-    if (t2c_c0 + 2 >= 56 && t2c_c0 + 2 < 56 + 8) u[2] = u[2] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 2) - 56)));
-    if (t2c_c0 + 3 >= 56 && t2c_c0 + 3 < 56 + 8) u[3] = u[3] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 3) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[1] = u[1] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 1) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[2] = u[2] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 2) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[3] = u[3] + t2c::cvt<float>((((m0 + t2c_r0) * 8) + ((t2c_c0 + 3) - 56)));
     if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[4] = u[4] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + (t2c_c0 - 56)));
-    if (t2c_c0 + 1 >= 56 && t2c_c0 + 1 < 56 + 8) u[5] = u[5] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 1) - 56)));
-    if (t2c_c0 + 2 >= 56 && t2c_c0 + 2 < 56 + 8) u[6] = u[6] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 2) - 56)));
-    if (t2c_c0 + 3 >= 56 && t2c_c0 + 3 < 56 + 8) u[7] = u[7] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 3) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[5] = u[5] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 1) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[6] = u[6] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 2) - 56)));
+    if (t2c_c0 >= 56 && t2c_c0 < 56 + 8) u[7] = u[7] + t2c::cvt<float>((((m0 + (t2c_r0 + 8)) * 8) + ((t2c_c0 + 3) - 56)));
     // window-var-recompute.tl:31: Y[m0 :+ 16, 0 :+ 64] = u
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = u[0];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = u[1];

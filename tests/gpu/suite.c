@@ -7426,6 +7426,102 @@ static void t_partial(Tally *T) {
   }
 }
 
+/* halo_*: tiles put together from tensor slices by window writes, each window write
+ * reading the tensor at its own elements of the tile (lower.c window_load), then read
+ * at shifts through the tile's copy. halo_conv: a depthwise causal conv1d with SiLU in
+ * f16, its windows keeping the runs of 8 whole (L % 8 == 0: the fast body; L odd: the
+ * general one), D and L ragged; halo_odd: windows that cut runs (one element a read),
+ * two of them padded slices (-1 past X's edges, 0 past them in the unpadded one);
+ * halo_rank1: a backward difference over a rank-1 tile; halo_written: slices of the
+ * tensor the kernel writes, read through copies, stored in place. */
+static double halo_x(const Ten *X, int b, int d, int l, int D, int L) {
+  return l >= 0 && l < L ? X->v[((long long)b * D + d) * L + l] : 0;
+}
+
+static void t_halo(Tally *T) {
+  static const int BDL[][3] = {{2, 20, 300}, {1, 16, 256}, {2, 33, 129}, {1, 3, 5}};
+  for (int c = 0; c < 4; c++) {
+    int B = BDL[c][0], D = BDL[c][1], L = BDL[c][2];
+    Rng r = rng_seed("halo_conv", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_conv.tl", "halo_conv");
+    Ten *X = call_in(&k, "X", F16, 3, SHAPE(B, D, L));
+    Ten *W = call_in(&k, "W", F16, 2, SHAPE(D, 4));
+    Ten *Bi = call_in(&k, "Bias", F16, 1, SHAPE(D));
+    Ten *Y = call_out(&k, "Y", F16, 3, SHAPE(B, D, L));
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(W, &r, -1, 1);
+    fill_uniform(Bi, &r, -0.2, 0.2);
+    for (int b = 0; b < B; b++)
+      for (int d = 0; d < D; d++)
+        for (int l = 0; l < L; l++) {
+          double a = Bi->v[d];
+          for (int j = 0; j < 4; j++) a += A2(W, d, j) * halo_x(X, b, d, l - 3 + j, D, L);
+          Y->ref[((long long)b * D + d) * L + l] = a * sigmoid(a);
+        }
+    char l[64];
+    label(l, sizeof l, "conv B=%d D=%d L=%d", B, D, L);
+    CHECK(T, call_check(&k, "halo", l));
+    call_free(&k);
+  }
+  static const int MN[][2] = {{20, 70}, {8, 64}, {3, 5}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("halo_odd", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_odd.tl", "halo_odd");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        int n0 = j / 32 * 32;
+        double t[40];
+        for (int q = 0; q < 40; q++) { /* tile column q: X's column n0 + q - 3 */
+          int col = n0 + q - 3;
+          bool in = col >= 0 && col < N;
+          t[q] = in ? A2(X, i, col) : q < 3 || q >= 35 ? -1.0 : 0.0;
+        }
+        int jj = j - n0;
+        R2(Y, i, j) = t[jj] + 2.0 * t[jj + 3] + t[jj + 8];
+      }
+    char l[64];
+    label(l, sizeof l, "odd M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "halo", l));
+    call_free(&k);
+  }
+  static const int Ns[] = {300, 256, 7};
+  for (int c = 0; c < 3; c++) {
+    int N = Ns[c];
+    Rng r = rng_seed("halo_rank1", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_rank1.tl", "halo_rank1");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    fill_uniform(X, &r, -1, 1);
+    for (int n = 0; n < N; n++) Y->ref[n] = X->v[n] - (n ? X->v[n - 1] : 0);
+    char l[64];
+    label(l, sizeof l, "rank1 N=%d", N);
+    CHECK(T, call_check(&k, "halo", l));
+    call_free(&k);
+  }
+  static const int Ws[] = {100, 72, 50};
+  for (int c = 0; c < 3; c++) {
+    int N = Ws[c];
+    Rng r = rng_seed("halo_written", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_written.tl", "halo_written");
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(N));
+    Y->init = calloc((size_t)N, sizeof(double));
+    for (int n = 0; n < N; n++) Y->init[n] = round_dt(F32, rng_uniform(&r, -1, 1));
+    for (int n = 0; n < N; n++) Y->ref[n] = n < 64 ? 2.0 * (n + 1 < N ? Y->init[n + 1] : 0) : Y->init[n];
+    char l[64];
+    label(l, sizeof l, "written N=%d", N);
+    CHECK(T, call_check(&k, "halo", l));
+    call_free(&k);
+  }
+}
+
 /* row_shift: row-shifted windows of a tile var read from its copy a run at a time
  * (layout.c copy_vectors): a stencil's vertical taps in f32 and f16 (its rows past M
  * read 0, the last block ragged), and Jacobi sweeps down the rows in a loop that
@@ -9406,6 +9502,7 @@ static const Test tests[] = {
     {"assume", t_assume},
     {"assume_loop_start", t_assume_loop_start},
     {"partial_tile_writes", t_partial},
+    {"halo", t_halo},
     {"row_shift", t_row_shift},
     {"two_dot", t_two_dot},
     {"window_reduction", t_window_reduction},

@@ -998,14 +998,34 @@ Test(tir_layout, element_writes_into_a_tile_are_made_by_the_thread_that_holds_th
   cr_assert_eq(K->nbarriers, 0);
 }
 
-Test(tir_sync, a_partial_write_reads_its_values_through_shared_copies) {
+/* A window write of a slice of a tensor the kernel does not write reads the tensor at
+ * its own elements of the tile (lower.c window_load): the slice is never held and has
+ * no copy; t[8 :+ 8, ..] still goes through t's copy, after one barrier. */
+Test(tir_sync, a_partial_write_of_a_slice_reads_the_tensor_at_its_own_elements) {
   const char *why = NULL;
   TirKernel *K = build("@launch(64)\nkernel halves(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 32]) {\n"
                        "  var t: tile<f32>[16, 32]\n  t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]\n"
                        "  t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0\n  Y[0 :+ 16, 0 :+ 32] = t\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
-  /* the [16, 16] load is in its own layout: read through its copy; t[8 :+ 8, ..] through t's */
-  cr_assert_eq(count_ops(&K->body, TO_SPILL), 2);
+  const TirOp *ld = find_op(&K->body, TO_LOAD), *w = find_op(&K->body, TO_ASSIGN);
+  cr_assert(ld && w && w->has_win);
+  cr_assert_eq(ld->dst->fused, ld, "the slice is never held");
+  cr_assert_eq(ld->dst->win_of, w, "the window write reads X itself");
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 1, "t's copy only");
+  cr_assert_eq(K->nbarriers, 1, "after t's copy");
+}
+
+/* The same slice of a tensor the kernel writes keeps its copy: the window write reads
+ * the values loaded at the statement, through the copy, after a barrier. */
+Test(tir_sync, a_partial_write_of_a_written_tensor_reads_the_slice_through_its_copy) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel halves(Y: tensor<f32>[16, 32]) {\n"
+                       "  var t: tile<f32>[16, 32]\n  t[0 :+ 16, 0 :+ 16] = Y[0 :+ 16, 16 :+ 16]\n"
+                       "  t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0\n  Y[0 :+ 16, 0 :+ 32] = t\n}\n", NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *ld = find_op(&K->body, TO_LOAD);
+  cr_assert(ld && !ld->dst->fused && !ld->dst->win_of);
+  cr_assert_eq(count_ops(&K->body, TO_SPILL), 2, "the slice's copy and t's");
   cr_assert_eq(K->nbarriers, 2, "one after each copy");
 }
 
