@@ -367,6 +367,13 @@ static bool literal_fits(Checker *C, const Expr *e, ElemType t) {
   return false;
 }
 
+/* The elements of a value of type t (a scalar: 1). */
+static int64_t type_elems(const Type *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->rank; d++) n *= t->dims[d];
+  return n;
+}
+
 /* The note under a mismatched operand conv: how to convert it to `to`. */
 static void convert_note(Checker *C, const Expr *conv, ElemType to, const char *side) {
   if (conv->kind == E_IDENT)
@@ -429,6 +436,18 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
        acc cannot take, so the operand that is not of the target's type converts */
     if ((a->elem == C->want) != (b->elem == C->want)) {
       convert_note(C, a->elem == C->want ? y : x, C->want, "one side");
+      return false;
+    }
+    /* one value (a scalar, or a [1, 1] tile) against a tile of more: the one value converts to
+       the tile's type (rowsum(x * x) / f32(D) + eps with an f64 eps: f32(eps); then hf * rstd
+       with an f64 [1, 1] rstd: f32(rstd)), not the tile, which would widen every element and
+       everything computed from it */
+    int64_t na = type_elems(a), nb = type_elems(b);
+    bool sa = na == 1 && (nb > 1 || (a->rank == 0 && b->rank > 0)),
+         sb = nb == 1 && (na > 1 || (b->rank == 0 && a->rank > 0));
+    if ((sa || sb) && elem_is_float(a->elem) == elem_is_float(b->elem)) {
+      const Type *one = sa ? a : b;
+      convert_note(C, sa ? x : y, sa ? b->elem : a->elem, one->rank == 0 ? "the scalar side" : "the one-element side");
       return false;
     }
     /* Otherwise suggest widening: convert the operand whose type is narrower. */
@@ -737,6 +756,39 @@ static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
   note_const(C, y);
 }
 
+/* The column slice x is, through elementwise casts and negation: X[a :+ m, j] of a 2-D
+ * tensor or tile (a range, then one index), or NULL. */
+static const Expr *column_slice(const Expr *x) {
+  while ((x->kind == E_CALL && x->u.call.cast != T_NONE && x->u.call.nargs == 1) ||
+         (x->kind == E_UNARY && x->u.unary.op == TK_MINUS))
+    x = x->kind == E_CALL ? x->u.call.args[0] : x->u.unary.a;
+  if (x->kind != E_INDEX || x->u.index.nidx != 2 || !x->u.index.idx[0].len || x->u.index.idx[1].len) return NULL;
+  return x;
+}
+
+/* A rank-1 column slice against a 2-D tile whose columns it matches: NumPy's rule makes it
+ * the row [1, m], so each row of the tile meets the column's m values along it. With a
+ * square tile nothing else would say so (a conv's per-channel weights W[d0 :+ 16, 0] times
+ * a [16, 16] tile computed the wrong thing silently); with another shape the broadcast
+ * fails and its note says the same. */
+static void column_warning(Checker *C, const Expr *r1, const Type *other, Loc at, const char *against) {
+  const Expr *c = column_slice(r1);
+  if (!c || other->rank != 2 || other->dims[0] < 2) return;
+  int m = r1->ty.dims[0];
+  const Expr *base = c->u.index.base;
+  const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
+  diag_warning(C->d, W_COLUMN_ROW, c->loc, "this column of '%s' is rank 1, the row [1, %d], %s %s: each row of it "
+               "meets the column's %d values along the row, not one down the rows", name, m, against,
+               type_str(C, other), m);
+  diag_note(C->d, at, "as a column, slice it with a range: %s[.., j :+ 1] is [%d, 1] (or reshape(.., [%d, 1])); "
+            "-Wno-column-as-row keeps the row", name, m, m);
+}
+
+static void column_as_row(Checker *C, const Expr *e, const Expr *x, const Expr *y) {
+  const Expr *r1 = x->ty.rank == 1 ? x : y->ty.rank == 1 ? y : NULL, *r2 = r1 == x ? y : x;
+  if (r1) column_warning(C, r1, &r2->ty, e->loc, "against");
+}
+
 static bool check_binary(Checker *C, Expr *e, int depth) {
   bool okx = check_expr(C, e->u.binary.a, depth + 1);
   bool oky = check_expr(C, e->u.binary.b, depth + 1);
@@ -758,6 +810,7 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
     shape_notes(C, x, y);
     return false;
   }
+  column_as_row(C, e, x, y);
   TokenKind op = e->u.binary.op;
   ElemType el;
   bool untyped;
@@ -1751,6 +1804,13 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (sum) /* to(sum(x)) would round the sum to x's type: accumulate in the wider one */
       diag_note(C->d, loc, "convert its operand, so that the %s accumulates in %s: %s(%s(...))", sum,
                 elem_names[to->elem], sum, elem_names[to->elem]);
+    else if (rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_DOT &&
+             elem_bytes[to->elem] < elem_bytes[from->elem])
+      /* acc += f16(dot(a, b)) would round every step's sum to the narrow type, off the
+         accumulator the matrix unit keeps: the target is what should change */
+      diag_note(C->d, loc, "a dot accumulates in %s: declare the target %s and convert it once where it is stored "
+                "(%s(dot(...)) would round each partial sum to %s)", elem_names[from->elem], elem_names[from->elem],
+                elem_names[to->elem], elem_names[to->elem]);
     else diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
     return false;
   }
@@ -1763,6 +1823,7 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
   /* and a rank-1 [N] into a rank-2 target is the row [1, N], broadcast down the rows */
   if (from->rank == 1 && to->rank == 2) {
     if (from->dims[0] == to->dims[1] || from->dims[0] == 1) {
+      if (from->dims[0] > 1) column_warning(C, rhs, to, loc, "copied down each row of");
       return true;
     }
     diag_error(C->d, loc, "cannot assign %s to %s %s: as the row [1, %d] it has %d columns, not %d", type_str(C, from),
@@ -3096,6 +3157,17 @@ static void dead_stmt(Checker *C, Stmt *s) {
   }
 }
 
+/* A tensor parameter the kernel neither reads nor writes (nor names in an attribute):
+ * most often a typo that read another tensor in its place (var z = S[..] for Z[..]),
+ * which nothing else would say. Its pointer stays a parameter: the launch is as written. */
+static void unused_tensors(Checker *C, const Kernel *k) {
+  for (int i = 0; i < k->nparams; i++) {
+    const Sym *y = k->params[i].sym;
+    if (y && y->kind == SY_TENSOR && !y->used)
+      diag_warning(C->d, W_UNUSED, k->params[i].loc, "tensor parameter '%s' is never read or written", y->name);
+  }
+}
+
 static void dead_vars(Checker *C, Block *b) {
   for (int i = 0; i < b->nstmts; i++) dead_stmt(C, b->stmts[i]);
 }
@@ -3124,6 +3196,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   }
   rules_block(C, &k->body, (Ctl){0});
   if (!C->d->errors) dead_vars(C, &k->body);
+  if (!C->d->errors) unused_tensors(C, k);
   pop_scope(C);
   C->ki->cnames = C->cnames;
 }
