@@ -262,7 +262,9 @@ RAND_SEEDS ?= 1:41
 # difftest-wide (in make test-wide, which .ci/run runs after make test): the rest of the
 # sample, so that make test stays near 10 minutes and CI still runs all of it: more random
 # programs, and the nvcc compiles of the wgmma, strided, bf16, i8, f8, f64, rand and deep
-# programs (each mode's programs run on the CPU backend in make test).
+# programs (each mode's programs run on the CPU backend in make test); and
+# tests/fuzz/window-seeds.txt's programs, with a window write that reads a tensor slice at
+# its own elements of the tile (lower.c window_load), run and compiled.
 WIDE_DIFF_SEEDS ?= 41:101
 WIDE_NVCC_SEEDS ?= 41:151
 $(B)/difftest: tests/fuzz/difftest.c tests/fuzz/tlgen.c tests/fuzz/tlgen.h translator/npy.c translator/npy.h | $(B)
@@ -294,6 +296,8 @@ difftest: $(B)/tile2cu $(B)/difftest
 
 difftest-wide: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(WIDE_DIFF_SEEDS) -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/window-seeds.txt -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/window-seeds.txt --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(WIDE_NVCC_SEEDS) --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/wg-seeds.txt --arch sm_90a --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(STRIDED_SEEDS) --strided --nvcc-path $(NVCC) -j 2
