@@ -59,6 +59,7 @@
 #include "widen.h"
 #include "decode.h"
 #include "embedding.h"
+#include "conv1d.h"
 #include "attention.h"
 #ifdef HAVE_ATTN_F16
 #include "attention_f16.h"
@@ -593,6 +594,52 @@ static void bench_embedding(int N, int V) {
   CK(cudaFree(E)); CK(cudaFree(O)); CK(cudaFree(I));
 }
 
+// bench/conv1d.tl: a depthwise causal conv1d with SiLU over f16 [B, D, L], 4 taps: GB/s of
+// X read and Y written (2 B D L 2 bytes) against the copy; the halo tile (window writes,
+// then shifted reads of its copy) and the four shifted loads
+template <typename F> static void bench_conv1d(const char *name, F launch, int B, int D, int L) {
+  if (skipped(name)) return;
+  char shape[64];
+  snprintf(shape, sizeof shape, "B%d D%d L%d f16", B, D, L);
+  size_t n = (size_t)B * D * L;
+  __half *X, *W, *Bi, *Y;
+  CK(cudaMalloc(&X, n * 2));
+  CK(cudaMalloc(&W, (size_t)D * 4 * 2));
+  CK(cudaMalloc(&Bi, (size_t)D * 2));
+  CK(cudaMalloc(&Y, n * 2));
+  fill(X, n);
+  fill(W, (size_t)D * 4);
+  fill(Bi, (size_t)D);
+  CK(launch(X, W, Bi, Y, B, D, L, 0));
+  CK(cudaDeviceSynchronize());
+  std::vector<__half> w((size_t)D * 4), bi(D), x(L), y(L);
+  CK(cudaMemcpy(w.data(), W, w.size() * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(bi.data(), Bi, bi.size() * 2, cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (int r : sample_rows(B * D, 16)) { /* row r: batch r / D, channel r % D */
+    int d = r % D;
+    CK(cudaMemcpy(x.data(), X + (size_t)r * L, (size_t)L * 2, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(y.data(), Y + (size_t)r * L, (size_t)L * 2, cudaMemcpyDeviceToHost));
+    for (int l = 0; l < L; l++) {
+      double a = h2f(bi[d]);
+      for (int j = 0; j < 4; j++)
+        if (l - 3 + j >= 0) a += (double)h2f(w[(size_t)d * 4 + j]) * h2f(x[l - 3 + j]);
+      double err = fabs((double)h2f(y[l]) - a / (1.0 + exp(-a)));
+      if (!(err == err)) err = 1e30;
+      worst = std::max(worst, err);
+    }
+  }
+  char note[96];
+  snprintf(note, sizeof note, "check: 16 rows, max abs err %.2g", worst);
+  if (worst > 2e-2) failed(name, shape, note);
+  else {
+    double ms = time_ms([&] { CK(launch(X, W, Bi, Y, B, D, L, 0)); });
+    CK(cudaGetLastError());
+    line(name, shape, 2.0 * n * 2 / ms / 1e6, "GB/s", ms, "copy", g_copy_gbs, note);
+  }
+  CK(cudaFree(X)); CK(cudaFree(W)); CK(cudaFree(Bi)); CK(cudaFree(Y));
+}
+
 // bench/widen.tl: Y = f32(X) * W, X f16, W f32 [N], Y f32: element sizes mixed in one
 // stream (session 31: runs of 8, X read 16 bytes an access; 6 bytes an element moved)
 static void bench_widen(int M, int N) {
@@ -828,6 +875,9 @@ int main(int argc, char **argv) {
   // an embedding lookup: 16-byte runs of gathered f16 rows (session 28)
   bench_embedding(65536, 50000);
   bench_widen(M, N);  // f16 in, f32 out: 6 bytes an element (session 31's runs)
+  // a depthwise causal conv1d (session 39: the halo tile's window writes read X in place)
+  bench_conv1d("conv1d halo tile", tile2cu_launch_conv1d_halo, 8, 1024, 4096);
+  bench_conv1d("conv1d shifted loads", tile2cu_launch_conv1d_shift, 8, 1024, 4096);
   printf("\n");
 
   const int AB = 4, AH = 16, AS = 4096;
