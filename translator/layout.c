@@ -2947,8 +2947,14 @@ static void accesses(TirKernel *K, TirBlock *b, Bounds *w) {
       diag_warning(K->d, W_DOT, op->dloc, "this dot's A operand, a cast of f32 values to %s, goes through a shared copy "
                    "and a barrier instead of being packed from registers: %s", elem_names[op->src->elem], op->offreg);
     if (op->kind == TO_LOAD || op->kind == TO_STORE) {
+      /* a load a window write reads at its own elements (TirVar.win_of) moves the runs of
+       * the write's layout, not of its own (a [32, 4] slice spread one element a thread
+       * beside a [32, 520] tile's runs of 4) */
+      const Layout *own = op->lay;
+      if (op->kind == TO_LOAD && op->dst && op->dst->win_of && op->dst->win_of->lay) op->lay = op->dst->win_of->lay;
       if (op->lay) vector_width(K, op);
       else op->vec = 1; /* one element */
+      op->lay = own;
       bounds(K, op, w);
       if (op->kind == TO_STORE && op->gather) scatter_index(K, op), scatter_race(K, op);
     }

@@ -7432,8 +7432,9 @@ static void t_partial(Tally *T) {
  * f16, its windows keeping the runs of 8 whole (L % 8 == 0: the fast body; L odd: the
  * general one), D and L ragged; halo_odd: windows that cut runs (one element a read),
  * two of them padded slices (-1 past X's edges, 0 past them in the unpadded one);
- * halo_rank1: a backward difference over a rank-1 tile; halo_written: slices of the
- * tensor the kernel writes, read through copies, stored in place. */
+ * halo_rank1: a backward difference over a rank-1 tile; halo_home: a tile too large for
+ * registers, written in its shared copy; halo_written: slices of the tensor the kernel
+ * writes, read through copies, stored in place. */
 static double halo_x(const Ten *X, int b, int d, int l, int D, int L) {
   return l >= 0 && l < L ? X->v[((long long)b * D + d) * L + l] : 0;
 }
@@ -7502,6 +7503,25 @@ static void t_halo(Tally *T) {
     for (int n = 0; n < N; n++) Y->ref[n] = X->v[n] - (n ? X->v[n - 1] : 0);
     char l[64];
     label(l, sizeof l, "rank1 N=%d", N);
+    CHECK(T, call_check(&k, "halo", l));
+    call_free(&k);
+  }
+  static const int HMN[][2] = {{70, 1000}, {32, 512}, {5, 7}};
+  for (int c = 0; c < 3; c++) {
+    int M = HMN[c][0], N = HMN[c][1];
+    Rng r = rng_seed("halo_home", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_home.tl", "halo_home");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double a = j - 4 >= 0 ? A2(X, i, j - 4) : 0, b = j + 4 < N ? A2(X, i, j + 4) : 0;
+        R2(Y, i, j) = a + b - 2.0 * A2(X, i, j);
+      }
+    char l[64];
+    label(l, sizeof l, "home M=%d N=%d", M, N);
     CHECK(T, call_check(&k, "halo", l));
     call_free(&k);
   }
