@@ -77,7 +77,9 @@ if "$T" compile -w types.tl --ptx -o "$tmp/stdout/want.ptx" 2> "$tmp/err"; then
     then ok; else bad "compile $flag -o - did not write stdout"; ls "$tmp/stdout"; fi
   done
   if command -v script > /dev/null; then
-    (cd "$tmp/stdout" && script -qec "'$T' compile -w types.tl -o -" /dev/null > "$tmp/tty" 2>&1)
+    # stdin from /dev/null: script passes what it reads on to the terminal, and an inherited
+    # stdin (a job runner's pipe) once fed it bytes that interrupted the run (exit 130)
+    (cd "$tmp/stdout" && script -qec "'$T' compile -w types.tl -o -" /dev/null < /dev/null > "$tmp/tty" 2>&1)
     st=$?
     if [ $st = 2 ] && grep -q "a cubin is binary and stdout is a terminal" "$tmp/tty" && [ ! -e "$tmp/stdout/-" ]; then ok
     else bad "compile -o - on a terminal: exit $st"; cat "$tmp/tty"; fi
