@@ -36,6 +36,7 @@ typedef struct Checker {
   PtrVec cnames;      /* C names taken in this kernel */
   const char *attr;   /* the kernel attribute whose arguments are being checked */
   bool deep_reported; /* "nested too deeply" said once for this statement */
+  const Expr *rows_at, *cols_at; /* the first row and column of the 2-D target whose value is being checked, or NULL */
   bool sizes_reported; /* MAX_SIZES said once for this kernel */
   bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
   ElemType want;      /* the element type of the var or store the value being checked goes to,
@@ -404,6 +405,10 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
         note_const(C, le);
       } else {
         diag_error(C->d, loc, "a float literal cannot take the type %s", elem_names[typed->elem]);
+        /* 1.0 / D of a size or an i32: the integer side converts, where the result need not
+           be an integer (a store to an i32 tensor, pad()'s value of an i32 slice) */
+        if (typed->elem != T_BOOL && !keep && !elem_is_int(C->want))
+          convert_note(C, a->untyped ? y : x, T_F32, "the integer side");
       }
       return false;
     }
@@ -758,10 +763,9 @@ static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
 
 /* The column slice x is, through elementwise casts and negation: X[a :+ m, j] of a 2-D
  * tensor or tile (a range, then one index), or NULL. */
+static const Expr *under_casts(const Expr *x);
 static const Expr *column_slice(const Expr *x) {
-  while ((x->kind == E_CALL && x->u.call.cast != T_NONE && x->u.call.nargs == 1) ||
-         (x->kind == E_UNARY && x->u.unary.op == TK_MINUS))
-    x = x->kind == E_CALL ? x->u.call.args[0] : x->u.unary.a;
+  x = under_casts(x);
   if (x->kind != E_INDEX || x->u.index.nidx != 2 || !x->u.index.idx[0].len || x->u.index.idx[1].len) return NULL;
   return x;
 }
@@ -784,9 +788,49 @@ static void column_warning(Checker *C, const Expr *r1, const Type *other, Loc at
             "-Wno-column-as-row keeps the row", name, m, m);
 }
 
+/* Through elementwise casts and negation: x's slice, or x. */
+static const Expr *under_casts(const Expr *x) {
+  while ((x->kind == E_CALL && x->u.call.cast != T_NONE && x->u.call.nargs == 1) ||
+         (x->kind == E_UNARY && x->u.unary.op == TK_MINUS))
+    x = x->kind == E_CALL ? x->u.call.args[0] : x->u.unary.a;
+  return x;
+}
+
+/* The start of the first (k 0) or second (k 1) range of slice x, or NULL. */
+static const Expr *range_start(const Expr *x, int k) {
+  x = under_casts(x);
+  if (x->kind != E_INDEX) return NULL;
+  for (int i = 0; i < x->u.index.nidx; i++)
+    if (x->u.index.idx[i].len && k-- == 0) return x->u.index.idx[i].start;
+  return NULL;
+}
+
+static bool same_start(const Expr *a, const Expr *b) { return a && b && facts_expr_equal(a, b); }
+
 static void column_as_row(Checker *C, const Expr *e, const Expr *x, const Expr *y) {
   const Expr *r1 = x->ty.rank == 1 ? x : y->ty.rank == 1 ? y : NULL, *r2 = r1 == x ? y : x;
-  if (r1) column_warning(C, r1, &r2->ty, e->loc, "against");
+  if (!r1) return;
+  if (column_slice(r1)) {
+    column_warning(C, r1, &r2->ty, e->loc, "against");
+    return;
+  }
+  /* a rank-1 slice starting where the rows of the tile it meets start (S[m0 :+ 64] * X[m0 :+ 64, ..],
+     or stored to Y[m0 :+ 64, ..]), not a constant and not where its columns start: a per-row
+     scale, written as a row (a GEMM epilogue's row scales silently scaled its columns) */
+  const Expr *s = under_casts(r1);
+  if (s->kind != E_INDEX || r2->ty.rank != 2 || r2->ty.dims[0] < 2 || r2->ty.dims[0] != r1->ty.dims[0]) return;
+  const Expr *st = range_start(s, 0);
+  if (!st || (st->flags & EF_CONST) || range_start(s, 1)) return;
+  bool rows = same_start(st, range_start(r2, 0)) || same_start(st, C->rows_at);
+  bool cols = same_start(st, range_start(r2, 1)) || same_start(st, C->cols_at);
+  if (!rows || cols) return;
+  const Expr *base = s->u.index.base;
+  const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
+  int m = r1->ty.dims[0];
+  diag_warning(C->d, W_COLUMN_ROW, s->loc, "this slice of '%s' starts where the rows do, but as a rank-1 tile it is the "
+               "row [1, %d] against %s: its values run along each row, one per column, not one per row", name, m,
+               type_str(C, &r2->ty));
+  diag_note(C->d, e->loc, "for one value per row, write reshape(%s[..], [%d, 1]); -Wno-column-as-row keeps the row", name, m);
 }
 
 static bool check_binary(Checker *C, Expr *e, int depth) {
@@ -1804,13 +1848,15 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (sum) /* to(sum(x)) would round the sum to x's type: accumulate in the wider one */
       diag_note(C->d, loc, "convert its operand, so that the %s accumulates in %s: %s(%s(...))", sum,
                 elem_names[to->elem], sum, elem_names[to->elem]);
-    else if (rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_DOT &&
-             elem_bytes[to->elem] < elem_bytes[from->elem])
+    else if (rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_DOT)
       /* acc += f16(dot(a, b)) would round every step's sum to the narrow type, off the
-         accumulator the matrix unit keeps: the target is what should change */
+         accumulator the matrix unit keeps, and f32(dot(..)) of i8 converts each step's i32
+         sum: the target is what should change */
       diag_note(C->d, loc, "a dot accumulates in %s: declare the target %s and convert it once where it is stored "
-                "(%s(dot(...)) would round each partial sum to %s)", elem_names[from->elem], elem_names[from->elem],
-                elem_names[to->elem], elem_names[to->elem]);
+                "(%s(dot(...)) would %s)", elem_names[from->elem], elem_names[from->elem], elem_names[to->elem],
+                elem_bytes[to->elem] < elem_bytes[from->elem] && elem_is_float(to->elem)
+                    ? arena_printf(C->a, "round each partial sum to %s", elem_names[to->elem])
+                    : "convert each k step's sum, off the matrix unit's accumulator");
     else diag_note(C->d, loc, "convert explicitly, e.g. %s(...)", elem_names[to->elem]);
     return false;
   }
@@ -2007,7 +2053,13 @@ static bool check_lhs(Checker *C, Stmt *s) {
 
 static void check_assign(Checker *C, Stmt *s) {
   bool okl = check_lhs(C, s);
+  /* the target's first row and column, for -Wcolumn-as-row's per-row slices */
+  const Expr *lhs = s->u.assign.lhs;
+  bool two = okl && lhs->ty.rank == 2 && lhs->kind == E_INDEX;
+  C->rows_at = two ? range_start(lhs, 0) : NULL;
+  C->cols_at = two ? range_start(lhs, 1) : NULL;
   bool okr = check_value(C, s->u.assign.rhs, okl ? s->u.assign.lhs->ty.elem : T_NONE);
+  C->rows_at = C->cols_at = NULL;
   if (!okl || !okr) return;
   Expr *l = s->u.assign.lhs, *r = s->u.assign.rhs;
   if (s->u.assign.op != TK_ASSIGN && !is_numeric(l->ty.elem)) {
@@ -3064,53 +3116,146 @@ static void rules_stmt(Checker *C, Stmt *s, Ctl ctl) {
   }
 }
 
-static const Expr *reads_sym(const Expr *e, const Sym *y) {
-  if (!e) return NULL;
-  const Expr *r;
+/* The elements of a tile var declared without a value that window writes have given a
+ * value so far (uninit_read): a map over its [rows, cols] ([1, n] for rank 1). */
+#define COVER_MAX (1 << 20)
+typedef struct Cover {
+  const Sym *y;
+  int rows, cols;
+  unsigned char *w;
+  long long written; /* elements marked */
+} Cover;
+
+/* The window of cov's var that x names, when constant: rows r[0] :+ r[1], columns
+ * c[0] :+ c[1] (the whole var for its name alone). */
+static bool cover_window(const Cover *cov, const Expr *x, long long r[2], long long c[2]) {
+  if (x->kind == E_IDENT) {
+    r[0] = c[0] = 0, r[1] = cov->rows, c[1] = cov->cols;
+    return true;
+  }
+  const Sym *y = cov->y;
+  if (x->kind != E_INDEX || x->u.index.nidx != y->ty.rank) return false;
+  long long w[2][2] = {{0, 1}, {0, 1}};
+  for (int d = 0; d < y->ty.rank; d++) {
+    const Index *ix = &x->u.index.idx[d];
+    int64_t st, n = 1;
+    if (!check_const_int(ix->start, &st) || (ix->len && !check_const_int(ix->len, &n))) return false;
+    int k = y->ty.rank == 1 ? 1 : d;
+    w[k][0] = st, w[k][1] = n;
+  }
+  r[0] = w[0][0], r[1] = w[0][1], c[0] = w[1][0], c[1] = w[1][1];
+  return r[0] >= 0 && c[0] >= 0 && r[0] + r[1] <= cov->rows && c[0] + c[1] <= cov->cols;
+}
+
+/* The first element of window x that nothing has written (*er, *ec; *n: how many of the
+ * window's are not), or false; a window that is not constant proves nothing. */
+static bool cover_gap(const Cover *cov, const Expr *x, long long *er, long long *ec, long long *n) {
+  long long r[2], c[2];
+  if (!cover_window(cov, x, r, c)) return false;
+  *n = 0;
+  for (long long i = r[0]; i < r[0] + r[1]; i++)
+    for (long long j = c[0]; j < c[0] + c[1]; j++)
+      if (!cov->w[i * cov->cols + j] && (*n)++ == 0) *er = i, *ec = j;
+  return *n > 0;
+}
+
+static void cover_mark(Cover *cov, const Expr *x) {
+  long long r[2], c[2];
+  if (!cover_window(cov, x, r, c)) return;
+  for (long long i = r[0]; i < r[0] + r[1]; i++)
+    for (long long j = c[0]; j < c[0] + c[1]; j++)
+      if (!cov->w[i * cov->cols + j]) cov->w[i * cov->cols + j] = 1, cov->written++;
+}
+
+typedef struct Gap {
+  const Expr *at; /* the read, or NULL */
+  long long r, c, n;
+} Gap;
+
+/* The first read of cov's var in e at an element nothing has written. */
+static Gap unwritten_read(const Cover *cov, const Expr *e) {
+  Gap g = {NULL, 0, 0, 0};
+  if (!e) return g;
   switch (e->kind) {
-  case E_IDENT: return e->u.ident.sym == y ? e : NULL;
-  case E_UNARY: return reads_sym(e->u.unary.a, y);
-  case E_BINARY: return (r = reads_sym(e->u.binary.a, y)) ? r : reads_sym(e->u.binary.b, y);
+  case E_IDENT:
+    if (e->u.ident.sym == cov->y && cover_gap(cov, e, &g.r, &g.c, &g.n)) g.at = e;
+    return g;
+  case E_UNARY: return unwritten_read(cov, e->u.unary.a);
+  case E_BINARY:
+    g = unwritten_read(cov, e->u.binary.a);
+    return g.at ? g : unwritten_read(cov, e->u.binary.b);
   case E_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if ((r = reads_sym(e->u.call.args[i], y))) return r;
-    return NULL;
+    for (int i = 0; i < e->u.call.nargs && !g.at; i++) g = unwritten_read(cov, e->u.call.args[i]);
+    return g;
   case E_INDEX:
-    if ((r = reads_sym(e->u.index.base, y))) return r;
-    for (int i = 0; i < e->u.index.nidx; i++)
-      if ((r = reads_sym(e->u.index.idx[i].start, y)) || (r = reads_sym(e->u.index.idx[i].len, y))) return r;
-    return NULL;
-  default: return NULL;
+    for (int i = 0; i < e->u.index.nidx && !g.at; i++) {
+      g = unwritten_read(cov, e->u.index.idx[i].start);
+      if (!g.at) g = unwritten_read(cov, e->u.index.idx[i].len);
+    }
+    if (g.at) return g;
+    if (e->u.index.base->kind == E_IDENT && e->u.index.base->u.ident.sym == cov->y) {
+      if (cover_gap(cov, e, &g.r, &g.c, &g.n)) g.at = e;
+      return g;
+    }
+    return unwritten_read(cov, e->u.index.base);
+  default: return g;
   }
 }
 
-/* A tile var declared without a value and read before anything writes it, in
- * straight-line code after the declaration (what can be proven cheaply). */
+/* A tile var declared without a value and read, in straight-line code after the
+ * declaration (what can be proven cheaply), before anything writes it, or at elements
+ * no window write has written: constant windows are tracked element by element, so a
+ * halo tile one of whose window writes was left out reads an error, not zeros. */
 static void uninit_read(Checker *C, Block *b, int decl) {
   Stmt *d = b->stmts[decl];
   Sym *y = d->u.decl.sym;
+  Cover cov = {y, y->ty.rank == 2 ? y->ty.dims[0] : 1, y->ty.dims[y->ty.rank - 1], NULL, 0};
+  if ((long long)cov.rows * cov.cols > COVER_MAX) cov.rows = 0; /* not tracked: a partial write ends the proof */
+  else cov.w = NEW_ARRAY(C->a, unsigned char, (size_t)cov.rows * cov.cols);
   for (int i = decl + 1; i < b->nstmts; i++) {
     Stmt *s = b->stmts[i];
+    Gap g = {NULL, 0, 0, 0};
     const Expr *r = NULL;
-    if (s->kind == S_VAR) r = reads_sym(s->u.decl.init, y);
+    if (s->kind == S_VAR) g = unwritten_read(&cov, s->u.decl.init);
     else if (s->kind == S_ASSIGN) {
       Expr *l = s->u.assign.lhs;
-      r = reads_sym(s->u.assign.rhs, y);
-      if (!r && l->kind == E_IDENT && l->u.ident.sym == y) {
+      g = unwritten_read(&cov, s->u.assign.rhs);
+      if (!g.at && l->kind == E_IDENT && l->u.ident.sym == y) {
         if (s->u.assign.op == TK_ASSIGN) return; /* written whole */
-        r = l;                                   /* t += e reads t */
+        g = unwritten_read(&cov, l);             /* t += e reads t */
       }
-      if (!r && l->kind == E_INDEX) {
-        if (l->u.index.base->kind == E_IDENT && l->u.index.base->u.ident.sym == y) return; /* a partial write: no longer provable */
-        r = reads_sym(l, y);
+      if (!g.at && l->kind == E_INDEX) {
+        bool own = l->u.index.base->kind == E_IDENT && l->u.index.base->u.ident.sym == y;
+        for (int k = 0; k < l->u.index.nidx && !g.at; k++) {
+          g = unwritten_read(&cov, l->u.index.idx[k].start);
+          if (!g.at) g = unwritten_read(&cov, l->u.index.idx[k].len);
+        }
+        if (!g.at && own) {
+          long long wr[2], wc[2];
+          if (!cov.w || !cover_window(&cov, l, wr, wc)) return; /* a window not known: no longer provable */
+          if (s->u.assign.op != TK_ASSIGN && cover_gap(&cov, l, &g.r, &g.c, &g.n)) g.at = l; /* t[..] += e reads it */
+          else cover_mark(&cov, l);
+        }
       }
-    } else if (s->kind == S_IF) r = reads_sym(s->u.iff.cond, y);
-    else if (s->kind == S_WHILE) r = reads_sym(s->u.whil.cond, y);
-    else if (s->kind == S_FOR)
-      r = (r = reads_sym(s->u.forr.lo, y)) ? r : (r = reads_sym(s->u.forr.hi, y)) ? r : reads_sym(s->u.forr.step, y);
-    if (r) {
+    } else if (s->kind == S_IF) g = unwritten_read(&cov, s->u.iff.cond);
+    else if (s->kind == S_WHILE) g = unwritten_read(&cov, s->u.whil.cond);
+    else if (s->kind == S_FOR) {
+      g = unwritten_read(&cov, s->u.forr.lo);
+      if (!g.at) g = unwritten_read(&cov, s->u.forr.hi);
+      if (!g.at) g = unwritten_read(&cov, s->u.forr.step);
+    }
+    r = g.at;
+    if (r && !cov.written) {
       diag_error(C->d, r->loc, "tile '%s' is read before anything writes it", y->name);
       diag_note(C->d, y->loc, "'%s' is declared here without an initial value", y->name);
+      return;
+    }
+    if (r) {
+      const char *el = y->ty.rank == 1 ? arena_printf(C->a, "[%lld]", g.c) : arena_printf(C->a, "[%lld, %lld]", g.r, g.c);
+      diag_error(C->d, r->loc, "this read of tile '%s' includes %lld element%s that nothing has written, the first %s",
+                 y->name, g.n, g.n == 1 ? "" : "s", el);
+      diag_note(C->d, y->loc, "'%s' is declared here without an initial value; only its window writes give elements "
+                "one (a halo tile needs a write for every part it reads)", y->name);
       return;
     }
     if (s->kind != S_VAR && s->kind != S_ASSIGN && s->kind != S_CONST) return; /* control flow: stop proving */

@@ -1005,6 +1005,7 @@ Test(tir_sync, a_partial_write_of_a_slice_reads_the_tensor_at_its_own_elements) 
   const char *why = NULL;
   TirKernel *K = build("@launch(64)\nkernel halves(X: tensor<f32>[16, 32], Y: tensor<f32>[16, 32]) {\n"
                        "  var t: tile<f32>[16, 32]\n  t[0 :+ 16, 0 :+ 16] = X[0 :+ 16, 16 :+ 16]\n"
+                       "  t[0 :+ 16, 16 :+ 16] = X[0 :+ 16, 0 :+ 16]\n"
                        "  t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0\n  Y[0 :+ 16, 0 :+ 32] = t\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *ld = find_op(&K->body, TO_LOAD), *w = find_op(&K->body, TO_ASSIGN);
@@ -1021,6 +1022,7 @@ Test(tir_sync, a_partial_write_of_a_written_tensor_reads_the_slice_through_its_c
   const char *why = NULL;
   TirKernel *K = build("@launch(64)\nkernel halves(Y: tensor<f32>[16, 32]) {\n"
                        "  var t: tile<f32>[16, 32]\n  t[0 :+ 16, 0 :+ 16] = Y[0 :+ 16, 16 :+ 16]\n"
+                       "  t[0 :+ 16, 16 :+ 16] = 1.0\n"
                        "  t[0 :+ 8, 0 :+ 32] = t[8 :+ 8, 0 :+ 32] * 2.0\n  Y[0 :+ 16, 0 :+ 32] = t\n}\n", NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *ld = find_op(&K->body, TO_LOAD);
