@@ -947,6 +947,7 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first);
 typedef struct ColVals {
   Classes *c;
   bool *loaded;  /* per root: loaded in a loop */
+  bool *once;    /* per root: loaded outside loops */
   bool *other;   /* per root: written by another op (a reduction, a dot, a scan) */
   bool *strided; /* per root: a load whose columns are not the tensor's last dim */
   int loops;
@@ -966,6 +967,7 @@ static void col_vals(TirKernel *K, TirBlock *b, ColVals *cv) {
       const Sym *X = op->slice->u.index.base->u.ident.sym;
       const Expr *first;
       cv->loaded[r] |= cv->loops > 0;
+      cv->once[r] |= cv->loops == 0;
       cv->strided[r] |= op->gather ? !gather_run(K, op, &first) : !op->slice->u.index.idx[X->trank - 1].len;
     }
     else if (!(op->kind == TO_LOAD || op->kind == TO_ASSIGN) || op->rows != 1)
@@ -1029,14 +1031,22 @@ static bool assign_vars(TirKernel *K, PtrVec *convs, const char **why) {
     cheld[r] |= held[i];
     if (!ceb[r] || eb < ceb[r]) ceb[r] = eb;
   }
-  ColVals cv = {&c, NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n), 0};
+  ColVals cv = {&c, NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n), NEW_ARRAY(K->a, bool, n),
+                NEW_ARRAY(K->a, bool, n), 0};
   col_vals(K, &K->body, &cv);
   const Layout **own = NEW_ARRAY(K->a, const Layout *, n);
   for (int i = 0; i < n; i++) {
     int r = find(&c, i);
-    if (r != i || !cv.loaded[r] || cv.other[r] || !c.parent[r] || !c.parent[r]->mma || c.dim[r] != 0 ||
-        layout_count(slice_of(K, c.parent[r], 0)) < 8)
-      continue;
+    if (r != i || cv.other[r] || !c.parent[r] || !c.parent[r]->mma || c.dim[r] != 0) continue;
+    /* loaded in a loop, 8 or more a thread; or loaded once, 32 or more that with the
+     * accumulator's own pass 3/4 of the values' budget: a bias of 256 columns against a
+     * 128 x 256 wgmma accumulator took 64 registers a thread beside its 128 (the epilogue
+     * spilled with a residual, and its store could not be staged); its copy costs a
+     * barrier, once (at 128 x 128, 32 beside 64, it stays) */
+    int held = layout_count(slice_of(K, c.parent[r], 0));
+    bool once = cv.once[r] && !cv.loaded[r] && held >= 32 &&
+                held + layout_count(c.parent[r]) > TIR_MAX_VALUE_REGS * 3 / 4;
+    if (!((cv.loaded[r] && held >= 8) || once)) continue;
     /* runs of 16 bytes of its narrowest element where its loads are runs of their
      * tensor; one element a thread where they are not (SB[n0 :+ BN, kb] of SB [N, KS]:
      * a column, KS apart: a run would be a thread's loads one after another) */

@@ -6456,6 +6456,36 @@ static void t_epilogue_bias(Tally *T) {
   }
 }
 
+/* gemm_bias_res (tests/gpu/gemm_bias_res.tl): C = A @ B + bias + R at 128 x 256 tiles,
+ * for sm_90a (wgmma; the bias through a copy of its own, the store staged) and sm_90
+ * (mma.sync); M, N, K ragged (K % 8 != 0: the general body), and exact. */
+static void t_gemm_bias_res(Tally *T) {
+  static const int MNK[][3] = {{200, 300, 136}, {129, 257, 100}, {256, 512, 128}, {5, 3, 8}};
+  for (int c = 0; c < 6; c++) {
+    int M = MNK[c % 4][0], N = MNK[c % 4][1], K = MNK[c % 4][2];
+    const char *target = c < 4 ? "sm_90a" : "sm_90";
+    Rng r = rng_seed("gemm_bias_res", (uint64_t)c);
+    Call k;
+    call_init(&k, "gemm_bias_res.tl", "gemm_bias_res");
+    snprintf(k.target, sizeof k.target, "%s", target);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *Bias = call_in(&k, "Bias", F16, 1, SHAPE(N));
+    Ten *R = call_in(&k, "R", F16, 2, SHAPE(M, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_operands(A, B, &r, false);
+    fill_uniform(Bias, &r, -2, 2);
+    fill_uniform(R, &r, -2, 2);
+    gemm_ref(A, B, C, M, N, K, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(C, i, j) = R2(C, i, j) + Bias->v[j] + A2(R, i, j);
+    char l[64];
+    label(l, sizeof l, "%s M=%d N=%d K=%d", target, M, N, K);
+    CHECK(T, call_check(&k, "gemm_bias_res", l));
+    call_free(&k);
+  }
+}
+
 /* inplace (tests/gpu/inplace.tl): Adam's moments updated in place with no barrier
  * between each read and its store, and overlapping windows moved by a loop
  * variable, whose barriers must stay (without them the CPU backend reports the
@@ -9497,6 +9527,7 @@ static const Test tests[] = {
     {"splitk", t_splitk},
     {"atomic_runs", t_atomic_runs},
     {"epilogue_bias", t_epilogue_bias},
+    {"gemm_bias_res", t_gemm_bias_res},
     {"inplace", t_inplace},
     {"inplace_loop", t_inplace_loop},
     {"decode", t_decode},

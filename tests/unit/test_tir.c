@@ -2084,6 +2084,32 @@ Test(tir_epilogue, f16_accumulator_goes_through_stmatrix_and_leaves_in_16_byte_r
 
 /* sm_90a: the wgmma accumulator (each warp 16 rows of every column) reads back
  * its 16 x 128 tile as 2 rows x 16 lanes of 16-byte runs. */
+/* A bias [256] added in a 128 x 256 wgmma accumulator's epilogue would hold 64 values a
+ * thread as a slice of the accumulator's layout: loaded once, it takes a compact layout of
+ * its own (col_own) and the epilogue reads its copy, so the store can still be staged. */
+Test(tir_epilogue, a_bias_loaded_once_beside_a_large_accumulator_is_read_from_its_copy) {
+  const char *why = NULL;
+  TirKernel *K = build_for("configs/sm_90a.yaml",
+                           "@launch(256)\n"
+                           "kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], Bias: tensor<f16>[N], C: tensor<f16>[M, N]) {\n"
+                           "  var acc: tile<f32>[128, 256] = 0.0\n  @pipeline(3)\n  for k0 in range(0, K, 64) {\n"
+                           "    acc += dot(A[0 :+ 128, k0 :+ 64], B[k0 :+ 64, 0 :+ 256])\n  }\n"
+                           "  C[0 :+ 128, 0 :+ 256] = f16(acc + f32(Bias[0 :+ 256]))\n}\n",
+                           &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert(var_named(K, "acc")->layout->wg);
+  const TirOp *ld = NULL;
+  for (int i = 0; i < K->body.ops.len && !ld; i++) {
+    const TirOp *o = K->body.ops.items[i];
+    if (o->kind == TO_LOAD && o->rows == 1) ld = o;
+  }
+  cr_assert(ld, "the bias's load");
+  cr_assert(ld->dst->col_own && ld->dst->layout->kind == LY_BLOCKED && !ld->dst->layout->mma);
+  cr_assert_leq(layout_count(ld->dst->layout), 2, "%d a thread", layout_count(ld->dst->layout));
+  const TirOp *st = find_op(&K->body, TO_STORE);
+  cr_assert(st->from_copy, "the store is staged");
+}
+
 Test(tir_epilogue, wgmma_accumulator_reads_back_its_16_row_warp_tiles) {
   const char *why = NULL;
   TirKernel *K = build_for("configs/sm_90a.yaml", epi_src(128, 128, 256, "f16", 3, 32), &why);
