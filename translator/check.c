@@ -37,6 +37,7 @@ typedef struct Checker {
   const char *attr;   /* the kernel attribute whose arguments are being checked */
   bool deep_reported; /* "nested too deeply" said once for this statement */
   const Expr *rows_at, *cols_at; /* the first row and column of the 2-D target whose value is being checked, or NULL */
+  TokenKind int_op;   /* the integer-only operator whose operands are being unified, or 0 */
   bool sizes_reported; /* MAX_SIZES said once for this kernel */
   bool launch_bad;    /* @launch's thread count was rejected: what depends on it stays quiet */
   ElemType want;      /* the element type of the var or store the value being checked goes to,
@@ -407,7 +408,11 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
         diag_error(C->d, loc, "a float literal cannot take the type %s", elem_names[typed->elem]);
         /* 1.0 / D of a size or an i32: the integer side converts, where the result need not
            be an integer (a store to an i32 tensor, pad()'s value of an i32 slice) */
-        if (typed->elem != T_BOOL && !keep && !elem_is_int(C->want))
+        const Expr *le = a->untyped ? x : y;
+        if (C->int_op && le->kind == E_FLOAT && le->u.fval == floor(le->u.fval) && fabs(le->u.fval) < 2147483648.0)
+          diag_note(C->d, le->loc, "'%s' takes integers: write the literal as one, %.0f", token_names[C->int_op],
+                    le->u.fval);
+        else if (typed->elem != T_BOOL && !keep && !elem_is_int(C->want) && !C->int_op)
           convert_note(C, a->untyped ? y : x, T_F32, "the integer side");
       }
       return false;
@@ -868,7 +873,12 @@ static bool check_binary(Checker *C, Expr *e, int depth) {
     e->ty.elem = T_BOOL;
     return true;
   }
-  if (!unify_elem(C, e->loc, x, y, NULL, &el, &untyped)) return false;
+  /* an operator that takes integers only: a float literal against an integer is written
+     as an integer (x % 64, not f32(x) % 64.0) */
+  C->int_op = op == TK_PERCENT || op == TK_SHL || op == TK_SHR || op == TK_AND || op == TK_OR || op == TK_XOR ? op : TK_EOF;
+  bool unified = unify_elem(C, e->loc, x, y, NULL, &el, &untyped);
+  C->int_op = TK_EOF;
+  if (!unified) return false;
   bool cmp = is_comparison(op);
   bool intop = op == TK_PERCENT || op == TK_SHL || op == TK_SHR || op == TK_AND ||
                op == TK_OR || op == TK_XOR;
