@@ -88,7 +88,10 @@ bool facts_nonneg(const Expr *x) {
     switch (x->u.binary.op) {
     case TK_AND: /* a non-negative mask: x & 255 of any x */
       return facts_nonneg(x->u.binary.a) || facts_nonneg(x->u.binary.b);
-    case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_PERCENT: case TK_SHL: case TK_SHR:
+    case TK_PERCENT: /* C's truncated remainder takes the dividend's sign, whatever the divisor's: a
+                        grouped tile order's ctx.block.x % per % gm, gm a min() of a difference */
+      return facts_nonneg(x->u.binary.a);
+    case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_SHL: case TK_SHR:
     case TK_OR: case TK_XOR:
       return facts_nonneg(x->u.binary.a) && facts_nonneg(x->u.binary.b);
     default: return false;

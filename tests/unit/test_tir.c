@@ -172,6 +172,23 @@ Test(tir_layout, gathers_along_rows_at_cols_move_runs) {
   cr_assert_eq(access_of(&K->body, "C")->vec, 4);
 }
 
+/* facts_nonneg: C's truncated a % b takes a's sign whatever b's, so a grouped tile order's
+ * m0 = (first + ctx.block.x % per % gm) * BM (gm a min() of a difference, maybe <= 0 as far
+ * as the checker knows) is not negative: the slice's dim-0 test is the upper bound alone. */
+Test(facts, a_remainder_of_a_nonnegative_dividend_is_nonnegative) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(128)\n@grid(cdiv(M, 16) * 4)\n"
+                       "kernel k(X: tensor<f32>[M, 64], O: tensor<f32>[M, 64], g: i32) {\n"
+                       "  var first = ctx.block.x / 4 * 2\n  var gm = min(cdiv(M, 16) - first, g)\n"
+                       "  var m0 = (first + ctx.block.x % 4 % gm) * 16\n"
+                       "  O[m0 :+ 16, 0 :+ 64] = X[m0 :+ 16, 0 :+ 64]\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *x = access_of(&K->body, "X");
+  cr_assert(facts_nonneg(x->slice->u.index.idx[0].start), "m0 >= 0");
+  cr_assert_eq(x->chk[0], 2, "dim 0: the upper bound alone (%d)", x->chk[0]);
+}
+
 /* facts_multiple_given: C's truncated a % b is a - (a / b) * b, a multiple of v when a and b
  * both are, whatever their signs; a slice starting there moves runs as kk - kk / C * C did. */
 Test(facts, a_remainder_of_multiples_is_a_multiple) {
