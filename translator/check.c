@@ -701,9 +701,19 @@ static void shape_notes(Checker *C, const Expr *x, const Expr *y) {
       int a = t->ty.dims[d], b = o->ty.dims[od];
       if (a == b || a == 1 || b == 1) continue;
       const Expr *from = dim_origin(t, d);
-      if (from->kind == E_IDENT && from->u.ident.sym && from->u.ident.sym->decl && from->u.ident.sym->ty.rank > 0)
-        diag_note(C->d, from->u.ident.sym->decl->loc, "'%s' is declared %s here", from->u.ident.sym->name,
-                  type_str(C, &from->u.ident.sym->ty));
+      /* a broadcast of a rank-1 operand, the row [1, n], against a rank-2 one gave the columns */
+      for (int k = 0; k < 2 && from->kind == E_BINARY && from->ty.rank == 2 && t->ty.rank == 2 && d == 1; k++) {
+        const Expr *o = k ? from->u.binary.b : from->u.binary.a;
+        if (o->ty.rank == 1 && o->ty.dims[0] == from->ty.dims[1]) from = dim_origin(o, 0);
+      }
+      const Sym *fy = from->kind == E_IDENT ? from->u.ident.sym : NULL;
+      if (fy && fy->decl && fy->ty.rank == 1 && t->ty.rank == 2)
+        /* its size reached the columns through a broadcast as a row (xe * c, c a [64]) */
+        diag_note(C->d, fy->decl->loc, "'%s' is declared %s here: rank 1, it is the row [1, %d] where it meets a 2-D "
+                  "tile, so its %d became columns; as a column, write reshape(%s, [%d, 1])", fy->name,
+                  type_str(C, &fy->ty), fy->ty.dims[0], fy->ty.dims[0], fy->name, fy->ty.dims[0]);
+      else if (fy && fy->decl && fy->ty.rank > 0)
+        diag_note(C->d, fy->decl->loc, "'%s' is declared %s here", fy->name, type_str(C, &fy->ty));
       else if (from->kind == E_IDENT && from->u.ident.sym) /* a const's name: where it sets the size */
         diag_note(C->d, from->loc, "the size %d comes from here ('%s')", a, from->u.ident.sym->name);
       else if (from != t)
@@ -1154,7 +1164,10 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     ElemType el;
     bool untyped;
     Type shape = {0};
-    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &shape)) return false;
+    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &shape)) {
+      shape_notes(C, args[0], args[1]);
+      return false;
+    }
     if (!unify_elem(C, e->loc, args[0], args[1], NULL, &el, &untyped)) return false;
     if (!is_numeric(el)) {
       diag_error(C->d, e->loc, "%s() needs numbers", builtin_names[b]);
@@ -1206,9 +1219,16 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     Type s1 = {0}, s2 = {0};
     ElemType el;
     bool untyped;
-    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &s1)) return false;
+    if (!broadcast(C, e->loc, &args[0]->ty, &args[1]->ty, &s1)) {
+      shape_notes(C, args[0], args[1]);
+      return false;
+    }
     s1.elem = T_BOOL;
-    if (!broadcast(C, e->loc, &s1, &args[2]->ty, &s2)) return false;
+    if (!broadcast(C, e->loc, &s1, &args[2]->ty, &s2)) {
+      shape_notes(C, args[0], args[2]);
+      shape_notes(C, args[1], args[2]);
+      return false;
+    }
     if (!unify_elem(C, e->loc, args[1], args[2], NULL, &el, &untyped)) return false;
     e->ty = s2;
     e->ty.elem = el;
