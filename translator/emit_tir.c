@@ -369,6 +369,28 @@ static const char *pad_run(Printer *P, ElemType e, int n, const Expr *pad) {
   return r;
 }
 
+static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, const char **b);
+
+/* Whether window write w's columns start and end at multiples of n, and layout l (a
+ * plain blocked one) moves runs of a multiple of n: then each n-run of l lies wholly
+ * inside the window's columns or wholly outside. */
+static bool win_whole_runs(const TirOp *w, const Layout *l, int n) {
+  const Layout *p = parent_of(l);
+  int64_t b = 0;
+  return l->kind == LY_BLOCKED && !p->mma && !p->wg && n > 1 && p->vec % n == 0 && w->win_len[1] % n == 0 &&
+         (!w->win[1] || (check_const_int(w->win[1], &b) && b % n == 0));
+}
+
+/* The linear index and bounds test of fused load l (TirVar.win_of) at the window's
+ * coordinates of element at of the window write; masked: the tile's padding test is
+ * the caller's (the window's test has it). */
+static void win_index(Printer *P, const TirOp *l, At at, bool masked, const char **lin, const char **cond) {
+  bool was = P->masked;
+  P->masked = masked;
+  tensor_index_rc(P, l, at, erow(P, at), ecol(P, at), lin, cond);
+  P->masked = was;
+}
+
 /* A never-held load's run of elements (TirVar.fused) that holds element at, read in
  * one access (a Vec local declared before the line being printed, once per run in an
  * op), where the load moves runs (its TirOp.vec in the fast body): its reader (a
@@ -378,24 +400,10 @@ static const char *pad_run(Printer *P, ElemType e, int n, const Expr *pad) {
  * (TirOp.rolled_cols) the loop's body declares it. NULL: element by element (a run
  * at a rank-1 tensor's end, vtail; an op whose rows are a loop's, or a run printed as
  * a loop). */
-static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, const char **b);
-
-/* A window write's read of a value it fuses (TirVar.win_of) reads runs whole where
- * the window's columns start and end at multiples of the run and the write's layout
- * moves runs of it: then a run of the write's layout lies wholly inside the window's
- * columns or wholly outside, and at the same offset in the tensor as the load's. */
-static bool win_runs(const TirVar *v, const At *at, int n) {
-  const TirOp *w = v->win_of;
-  const Layout *p = parent_of(at->lay);
-  int64_t b = 0;
-  return at->lay->kind == LY_BLOCKED && !p->mma && !p->wg && p->vec % n == 0 && w->win_len[1] % n == 0 &&
-         (!w->win[1] || (check_const_int(w->win[1], &b) && b % n == 0));
-}
-
 static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
   const TirOp *l = v->fused;
   int n = access_vec(P, l);
-  if (n < 2 || l->vtail || P->roll || P->vsym || (v->win_of && !win_runs(v, at, n))) return NULL;
+  if (n < 2 || l->vtail || P->roll || P->vsym || (v->win_of && !win_whole_runs(v->win_of, at->lay, n))) return NULL;
   int v0 = at->v - at->v % n;
   for (int i = 0; i < P->nfrun; i++) {
     const struct FusedRun *r = &P->frun[i];
@@ -408,10 +416,7 @@ static const char *fused_run(Printer *P, const TirVar *v, const At *at) {
     At e = *at;
     e.v = v0;
     const char *a, *b, *m = win_mask(P, v->win_of, e, &a, &b);
-    bool masked = P->masked;
-    P->masked = m != NULL; /* the window's test has the tile's */
-    tensor_index_rc(P, l, e, erow(P, e), ecol(P, e), &lin, &cond);
-    P->masked = masked;
+    win_index(P, l, e, m != NULL, &lin, &cond);
     cond = m && cond ? F("%s && %s", m, cond) : m ? m : cond;
   } else
     tensor_index(P, l, (At){v->layout, at->ir, at->ic, v0}, &lin, &cond);
@@ -433,12 +438,9 @@ static const char *value_at(Printer *P, const TirVar *v, const At *at) {
     if (w) return F("%s.v[%d]", w, at->v % access_vec(P, l));
     const Sym *X = l->slice->u.index.base->u.ident.sym;
     const char *lin, *cond;
-    if (v->win_of) { /* at the window's coordinates of the write's element (under its test, which has the tile's) */
-      bool masked = P->masked;
-      P->masked = true;
-      tensor_index_rc(P, l, *at, erow(P, *at), ecol(P, *at), &lin, &cond);
-      P->masked = masked;
-    } else
+    if (v->win_of) /* at the window's coordinates of the write's element (under its test, which has the tile's) */
+      win_index(P, l, *at, true, &lin, &cond);
+    else
       tensor_index(P, l, (At){v->layout, at->ir, at->ic, at->v}, &lin, &cond);
     const char *pad = l->pad ? ex(P, l->pad, X->ty.elem, NULL) : emit_literal(P->a, X->ty.elem, false, 0, 0);
     const char *x = F("%s[%s]", X->cname, lin);
@@ -1037,10 +1039,7 @@ static const char *win_mask(Printer *P, const TirOp *op, At at, const char **a, 
    * tests are its run's first element's (the tile's columns are a multiple of the run
    * too), one text that the run's elements share */
   const Layout *p = parent_of(at.lay);
-  int64_t c0 = 0;
-  if (at.lay->kind == LY_BLOCKED && !p->mma && !p->wg && !P->vsym && p->vec > 1 && op->win_len[1] % p->vec == 0 &&
-      op->dst->cols % p->vec == 0 && (!op->win[1] || (check_const_int(op->win[1], &c0) && c0 % p->vec == 0)))
-    at.v -= at.v % p->vec;
+  if (!P->vsym && win_whole_runs(op, at.lay, p->vec) && op->dst->cols % p->vec == 0) at.v -= at.v % p->vec;
   const char *mr = in_range(P, row_of(P, at), *a, op->win_len[0], op->dst->rows);
   const char *mc = in_range(P, col_of(P, at), *b, op->win_len[1], op->dst->cols);
   const char *mt = tile_mask(P, at);
@@ -3660,8 +3659,7 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
       continue;
     }
     if (v->win_of) {
-      const At wa = {v->win_of->lay, 0, 0, 0};
-      const char *how = v->fused->vec > 1 && !v->fused->vtail && win_runs(v, &wa, v->fused->vec)
+      const char *how = !v->fused->vtail && win_whole_runs(v->win_of, v->win_of->lay, v->fused->vec)
                             ? arena_printf(K->a, "a run of %d at a time in the fast body", v->fused->vec)
                             : "element by element";
       fprintf(out, "  %s (%s): never held, the window write of %s at line %d reads the tensor at its own elements of "

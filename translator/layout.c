@@ -428,6 +428,7 @@ typedef struct Conv {
 } Conv;
 
 static void convert(TirKernel *K, PtrVec *convs, TirOp *op, Expr *x, TirVar *v) {
+  if (v->win_of && v->win_of == op) return; /* the window write reads the tensor at its own elements (lower.c window_load) */
   for (int i = 0; i < convs->len; i++) {
     const Conv *c = convs->items[i];
     if (c->op == op && c->x == x) return;
@@ -571,7 +572,9 @@ static Layout *op_blocked(TirKernel *K, TirOp *op, int R, int C) {
 static void relate_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Classes *c = ctx;
   TirOp *op = c->op;
-  if (v->rank == 0) return; /* a scalar value: every thread has it */
+  /* a scalar value: every thread has it; a load a window write reads at its own elements
+   * (TirVar.win_of) is read in no layout of its own */
+  if (v->rank == 0 || (v->win_of && v->win_of == op)) return;
   int R = c->R, C = c->C;
   if (v->rows == R && v->cols == C) {
     if (!c->first) c->first = v;
@@ -1127,7 +1130,7 @@ static bool readable(const Layout *v, const Layout *at) {
 
 static void check_leaf(TirKernel *K, TirVar *v, Expr *x, void *ctx) {
   Check *c = ctx;
-  if (readable(v->layout, c->lay) || (v->win_of && v->win_of == c->op)) return;
+  if (readable(v->layout, c->lay)) return;
   if (x) convert(K, c->convs, c->op, x, v); /* a reduction too: its operand reads the copy */
   else c->why = "a value reduced in another layout (a layout conversion)";
 }
@@ -1434,18 +1437,6 @@ static TirOp *fusable(TirKernel *K, const TirVar *v) {
   if (f.reader->kind != TO_REDUCE && f.reader->kind != TO_STORE && f.reader->kind != TO_ASSIGN) return NULL;
   if (tensor_buf(K, f.load->slice->u.index.base->u.ident.sym) >= 0) return NULL;
   return f.load;
-}
-
-/* The reads lower.c left to a window write's threads (TirVar.win_of: they read the
- * tensor at the window's coordinates) need no conversion: relate_leaf sent them
- * through a copy, not knowing. */
-static void window_loads(PtrVec *convs) {
-  int k = 0;
-  for (int i = 0; i < convs->len; i++) {
-    const Conv *c = convs->items[i];
-    if (c->v->win_of != c->op) convs->items[k++] = convs->items[i];
-  }
-  convs->len = k;
 }
 
 typedef struct Writer {
@@ -3877,7 +3868,6 @@ static void lanes_warps(TirKernel *K) {
 bool layout_assign(TirKernel *K, const char **why) {
   PtrVec convs = {0};
   if (!assign_vars(K, &convs, why)) return false;
-  window_loads(&convs);
   Check c = {NULL, NULL, NULL, &convs};
   walk(K, &K->body, op_layout_fn, &c);
   if (c.why) {
