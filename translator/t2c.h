@@ -728,7 +728,7 @@ typedef struct TirVar {
    * nothing) that its one reader, an op of the same statement and layout,
    * reads from the tensor element by element instead (too large for registers). */
   const struct TirOp *fused;
-  /* layout.c window_loads: a fused load's value whose one reader is this window write of its
+  /* lower.c window_load: a fused load's value whose one reader is this window write of its
    * statement (xx[0 :+ 16, 8 :+ 128] = X[..]), in the written tile's layout: each thread
    * reads the tensor at the window's coordinates of its own elements there, so the load
    * needs no layout and no shared copy of its own (emit_tir.c value_at) */
