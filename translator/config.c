@@ -62,6 +62,7 @@ static const KeySpec feature_keys[] = {
   {"cp_async", KK_BOOL, FIELD(cp_async), false},
   {"wgmma", KK_BOOL, FIELD(wgmma), false},
   {"tma", KK_BOOL, FIELD(tma), false},
+  {"wg_turns", KK_BOOL, FIELD(wg_turns), true},
   {"mma_shapes", KK_SHAPES, 0, false},
 };
 #define N_FEATURES ((int)(sizeof feature_keys / sizeof feature_keys[0]))

@@ -2298,6 +2298,46 @@ static void issue_deferred(Printer *P, const TirOp *d, bool tail) {
   line(P, "}");
 }
 
+/* The ops of b, and inside them, that are wgmma dots issuing the deferred dot d. */
+static int issuers_of(const TirBlock *b, const TirOp *d) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    n += (op->kind == TO_DOT && op->dop == d) + issuers_of(&op->body, d) + issuers_of(&op->els, d);
+  }
+  return n;
+}
+
+/* The warpgroups that take turns issuing a loop's wgmma, or 0: with a dot
+ * deferred into the next iteration (d, TirOp.defer: attention's P V) and two
+ * or more warpgroups, each warpgroup waits for its turn at named barrier
+ * 1 + (its index) before it issues the iteration's dots (the new one and the
+ * deferred one), and then arrives at the next warpgroup's (FlashAttention-3's
+ * scheduler barriers): while one warpgroup works on its scores on the CUDA
+ * cores, the tensor cores run the other's products, rather than every
+ * warpgroup's product finishing at once and all of them then working on
+ * scores. Warpgroup 0 arrives at its own barrier before the loop (it goes
+ * first) and waits at it once more after the loop (the last warpgroup's last
+ * arrival), so that no arrival is left when the threads exit. Only for the
+ * kernel's one deferred dot, issued by one dot, and for a target whose
+ * config has features.wg_turns (sm_90a's). */
+static int wg_turns(const Printer *P, const TirOp *d) {
+  int nwg = P->K->ki->threads / 128;
+  if (!P->K->t->wg_turns || nwg < 2 || P->K->ki->threads % 128 || nwg > 8 || P->K->ndefer != 1) return 0;
+  return issuers_of(&P->K->body, d) == 1 ? nwg : 0;
+}
+
+static void turn_wait(Printer *P, const TirOp *op) {
+  if (!op->dop || !wg_turns(P, op->dop)) return;
+  line(P, "t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)");
+}
+
+static void turn_pass(Printer *P, const TirOp *op) {
+  int n = op->dop ? wg_turns(P, op->dop) : 0;
+  if (!n) return;
+  line(P, "t2c::bar_arrive(1 + (warp / 4 + 1) %% %d, 256);  // the next warpgroup's turn", n);
+}
+
 /* A dot by wgmma m64nNk16 (m64nNk32 for i8 and f8 operands, both K-major),
  * N = the accumulator's columns: warpgroup warp / 4
  * computes rows 64 * (warp / 4) .. + 63 from the operands' core-matrix copies.
@@ -2346,6 +2386,7 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     }
     int base = a_names(P, op, steps);
     for (int kc = 0; kc < steps; kc++) pack_a(P, op, kc, 0, base + kc, NULL); /* t2c_a<base + kc>: k 16 kc .. + 15 */
+    turn_wait(P, op);
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
     wgmma_rs(P, op, "t2c_a%d", base, stage_of(P, op->buf2));
@@ -2357,6 +2398,7 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
       a = op->atrans ? swz_logical(P, fa, k, "warp / 4 * 64") : swz_logical(P, fa, "warp / 4 * 64", k);
     else if (op->atrans) a = F("warp / 4 * 512 + %s * %d", k, fa->pitch); /* k rows of 8 core matrices ... */
     else a = F("warp / 4 * %d + %s * 8", 64 * fa->pitch, k);      /* ... k / 8 core matrices of 64 */
+    turn_wait(P, op);
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
     line(P, "t2c::wgmma_fence();");
     line(P, "#pragma unroll");
@@ -2372,6 +2414,9 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
   if (op->dop && !P->peeled) {
     issue_deferred(P, op->dop, false);
     line(P, "t2c::wgmma_commit();");
+  }
+  turn_pass(P, op);
+  if (op->dop && !P->peeled) {
     line(P, "t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run");
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
   } else if (op->pending) {
@@ -3098,12 +3143,16 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     return;
   case TO_WG_DEFER:
     if (op->pending) {
+      if (wg_turns(P, op->dop))
+        line(P, "if (warp < 4) t2c::bar_sync(1, 256);  // the last warpgroup's last turn has passed to warpgroup 0");
       issue_deferred(P, op->dop, true);
       return;
     }
     line(P, "unsigned t2c_df%d_a[%d][4];  // the dot at line %d, deferred into the next iteration: its A fragments",
          op->dop->defer, op->dop->kdim / 16, op->dop->stmt->loc.line);
     line(P, "int t2c_df%d = -1;  // and B's stage (-1: none yet)", op->dop->defer);
+    if (wg_turns(P, op->dop))
+      line(P, "if (warp < 4) t2c::bar_arrive(1, 256);  // the warpgroups issue the loop's wgmma in turn: warpgroup 0 first");
     return;
   case TO_WG_PIN: line(P, "t2c::wgmma_fence_operand(%s);  // its registers hold it before the loop", op->dst->cname); return;
   case TO_ASYNC_WAIT:

@@ -394,6 +394,7 @@ typedef struct TargetConfig {
   bool cp_async;
   bool wgmma;
   bool tma;
+  bool wg_turns; /* features.wg_turns: warpgroups take turns issuing a loop's wgmma (emit_tir.c wg_turns) */
   char mma_shapes[8][16];   /* "m16n8k16", ... */
   int n_mma_shapes;
 } TargetConfig;

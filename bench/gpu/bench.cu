@@ -75,6 +75,8 @@
 #include "attention_f16_s4_sm90a.h"
 #include "attention_f16_d128_s4_sm90a.h"
 #include "attention_f16_d128_bq192_sm90a.h"
+#include "attention_f16_noturns_sm90a.h"
+#include "attention_f16_d128_noturns_sm90a.h"
 #endif
 #endif
 
@@ -891,6 +893,11 @@ int main(int argc, char **argv) {
     bench_attention<__half>("attention_f16 sm_90a wgmma", tile2cu_launch_attention_f16_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a wgmma", tile2cu_launch_attention_f16_d128_sm90a, AB, AH, AS, 128,
                             1e-2);
+    // the same without the warpgroups' turns (named barriers ordering their wgmma issues)
+    bench_attention<__half>("attention_f16 sm_90a no turns", tile2cu_launch_attention_f16_noturns_sm90a, AB, AH, AS, 64,
+                            1e-2);
+    bench_attention<__half>("attention_f16 D128 sm_90a no turns", tile2cu_launch_attention_f16_d128_noturns_sm90a, AB,
+                            AH, AS, 128, 1e-2);
     // 2 stages: P V not deferred into the next iteration (3 stages, above: deferred)
     bench_attention<__half>("attention_f16 sm_90a 2 stages", tile2cu_launch_attention_f16_s2_sm90a, AB, AH, AS, 64, 1e-2);
     bench_attention<__half>("attention_f16 D128 sm_90a 2 stages", tile2cu_launch_attention_f16_d128_s2_sm90a, AB, AH, AS,

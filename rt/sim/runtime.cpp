@@ -77,7 +77,8 @@ enum {
 
 enum FiberState { F_READY, F_BARRIER, F_WARP, F_EXITED, F_FAILED,
                   F_WG,     // at a warpgroup collective (wgmma)
-                  F_MBAR }; // at mbarrier.try_wait.parity whose phase has not completed
+                  F_MBAR,   // at mbarrier.try_wait.parity whose phase has not completed
+                  F_NBAR }; // at bar.sync of a named barrier that has not completed
 
 // One cp.async in flight: the source bytes are read when it is issued, the
 // destination is written when a wait completes its group.
@@ -211,6 +212,18 @@ struct WgState {
   std::vector<WgPending> pend;
 };
 
+// A named barrier (bar.sync / bar.arrive id, count; 0 is __syncthreads()'s).
+// A generation completes when count threads have arrived.
+struct NamedBar {
+  unsigned count;       // the generation's count (set by its first arrival)
+  unsigned arrived;     // arrivals of the current generation
+  unsigned gen;         // generations completed
+  // the race detector's vector clocks: what the current generation's arrivals
+  // released, and what its last completed generations did (by parity)
+  std::vector<uint32_t> acc, done0, done1;
+};
+enum { NAMED_BARRIERS = 16 };
+
 struct Launch;
 
 // One per worker thread; reached through the thread_local `tw`. Aligned so
@@ -237,6 +250,7 @@ struct alignas(128) Worker {
   std::vector<TmaLoad> tma_loads;
   std::vector<Unfenced> unfenced;
   std::vector<WgState> wgs;  // one per warpgroup
+  NamedBar nbars[NAMED_BARRIERS];
   // the shared-memory race detector ("shared races")
   ShCell *sh_cells;      // one per byte of the shared window, mapped lazily
   size_t sh_ncells;
@@ -1135,7 +1149,7 @@ static void sh_race_msg(Worker *w, const ShRace &r, char *buf, size_t n) {
   sh_where(w, r.p, at, sizeof at);
   snprintf(buf, n,
            "race: %s in kernel '%s', block (%u,%u,%u): thread %u %s it and thread %u %s it, and no "
-           "__syncthreads(), __syncwarp() or mbarrier wait orders the two",
+           "__syncthreads(), __syncwarp(), mbarrier wait or named barrier orders the two",
            at, w->L->k->name, w->bid.x, w->bid.y, w->bid.z, sh_tid(r.other), r.other_wrote ? "wrote" : "read", r.me,
            r.me_writes ? "writes" : "reads");
 }
@@ -1311,6 +1325,45 @@ bool mbar_wait(void *bar, unsigned parity, const char *file, int line) {
   fiber_yield(w, f);
   if ((m = mbar_find(w, bar))) sh_acquire(w, f->tid, parity & 1 ? m->done1 : m->done0);
   return true;
+}
+
+void named_barrier(unsigned id, unsigned count, bool wait, const char *file, int line) {
+  Worker *w = tw;
+  Fiber *f = w->cur;
+  const char *what = wait ? "bar.sync" : "bar.arrive";
+  unsigned n = (unsigned)w->fibers.size();
+  if (id == 0 || id >= NAMED_BARRIERS)
+    failf("%s %u (%s:%d): a named barrier is 1 .. %d (0 is __syncthreads()'s)", what, id, file, line, NAMED_BARRIERS - 1);
+  if (count == 0 || count % 32 || count > (n + 31) / 32 * 32)
+    failf("%s %u, %u (%s:%d): the count must be a multiple of 32 up to the block's %u threads", what, id, count, file,
+          line, n);
+  NamedBar &b = w->nbars[id];
+  if (b.arrived == 0) b.count = count;
+  else if (b.count != count)
+    failf("%s %u, %u (%s:%d) by thread %u while the barrier's generation counts %u threads (%u arrived)", what, id,
+          count, file, line, f->tid, b.count, b.arrived);
+  if (!sh_release_into(w, f->tid, b.acc))
+    failf("more than %u release points (barriers, __syncwarp(), mbarrier arrives) of one thread: too many for the race detector",
+          SH_CLK_MAX - 1);
+  unsigned g = b.gen;
+  if (++b.arrived == b.count) {
+    std::vector<uint32_t> &d = g & 1 ? b.done1 : b.done0;
+    d.swap(b.acc);
+    b.acc.assign(d.size(), 0);
+    b.arrived = 0;
+    b.gen++;
+  }
+  if (!wait) return;
+  if (b.gen == g) {
+    f->state = F_NBAR;
+    f->what = "bar.sync";
+    f->file = file;
+    f->line = line;
+    f->size = (int)id;
+    f->val = g;
+    fiber_yield(w, f);
+  }
+  sh_acquire(w, f->tid, g & 1 ? w->nbars[id].done1 : w->nbars[id].done0);
 }
 
 static void fence_mbars(Worker *w, unsigned tid) {
@@ -2020,6 +2073,27 @@ static bool wake_mbar_waiters(Worker *w, std::vector<unsigned> &ready) {
   return true;
 }
 
+// Threads at bar.sync of a named barrier generation that has completed go on.
+static void wake_nbar_waiters(Worker *w, std::vector<unsigned> &ready) {
+  for (Fiber &f : w->fibers)
+    if (f.state == F_NBAR && w->nbars[f.size].gen != f.val) {
+      f.state = F_READY;
+      ready.push_back(f.tid);
+    }
+}
+
+// Every thread is stuck and some wait at named barriers: what each still waits for.
+static std::string nbar_deadlock(Worker *w) {
+  std::string s = fmt("named barrier deadlock %s: ", where(w).c_str()) + describe(w, 0, (unsigned)w->fibers.size());
+  for (unsigned id = 1; id < NAMED_BARRIERS; id++) {
+    const NamedBar &b = w->nbars[id];
+    bool waited = false;
+    for (const Fiber &f : w->fibers) waited |= f.state == F_NBAR && f.size == (int)id;
+    if (waited) s += fmt("; named barrier %u has %u of %u arrivals", id, b.arrived, b.count);
+  }
+  return s;
+}
+
 // Every thread is stuck and some wait on mbarriers: what each barrier still waits for.
 static std::string mbar_deadlock(Worker *w) {
   std::string s = fmt("mbarrier deadlock %s: ", where(w).c_str()) + describe(w, 0, (unsigned)w->fibers.size());
@@ -2114,10 +2188,11 @@ static bool resolve_warps(Worker *w, std::vector<unsigned> &ready) {
 // After a round: which fibers run next. Empty with true: the block is done.
 static bool resolve(Worker *w, std::vector<unsigned> &ready) {
   if (!resolve_warps(w, ready) || !resolve_warpgroups(w, ready) || !wake_mbar_waiters(w, ready)) return false;
+  wake_nbar_waiters(w, ready);
   while (ready.empty() && !w->tma_loads.empty())
     if (!complete_tma_load(w) || !wake_mbar_waiters(w, ready)) return false;
   if (!ready.empty()) return true;
-  unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0, wg = 0, mbar = 0;
+  unsigned n = (unsigned)w->fibers.size(), exited = 0, barrier = 0, warp = 0, wg = 0, mbar = 0, nbar = 0;
   const Fiber *b0 = nullptr;
   bool same_site = true;
   for (const Fiber &f : w->fibers) {
@@ -2125,6 +2200,7 @@ static bool resolve(Worker *w, std::vector<unsigned> &ready) {
     if (f.state == F_WARP) warp++;
     if (f.state == F_WG) wg++;
     if (f.state == F_MBAR) mbar++;
+    if (f.state == F_NBAR) nbar++;
     if (f.state != F_BARRIER) continue;
     barrier++;
     if (!b0) b0 = &f;
@@ -2132,6 +2208,7 @@ static bool resolve(Worker *w, std::vector<unsigned> &ready) {
   }
   if (exited == n) return true;
   if (mbar > 0) return fail_block(w, mbar_deadlock(w));
+  if (nbar > 0) return fail_block(w, nbar_deadlock(w));
   if (wg > 0)
     for (const Fiber &f : w->fibers)
       if (f.state == F_WG) {
@@ -2187,6 +2264,7 @@ static bool run_block(Worker *w, unsigned lin) {
   w->tma_loads.clear();
   w->unfenced.clear();
   w->wgs.assign((w->fibers.size() + 127) / 128, WgState());
+  for (NamedBar &b : w->nbars) b = NamedBar();
   if (++w->sh_gen == 0) {  // every 2^32 blocks of a worker: no cell may look current
     if (w->sh_cells) madvise(w->sh_cells, w->sh_ncells * sizeof(ShCell), MADV_DONTNEED);
     w->sh_gen = 1;
@@ -2238,6 +2316,10 @@ static bool run_block(Worker *w, unsigned lin) {
     if (!f.bulk.empty())
       return fail_block(w, fmt("thread %u %s exited with a TMA store that no cp.async.bulk.wait_group.read completed",
                                f.tid, where(w).c_str()));
+  for (unsigned id = 1; id < NAMED_BARRIERS; id++)
+    if (w->nbars[id].arrived)
+      return fail_block(w, fmt("named barrier %u %s: %u of %u arrivals when the threads exited (bar.arrive with no bar.sync to meet it)",
+                               id, where(w).c_str(), w->nbars[id].arrived, w->nbars[id].count));
   for (size_t g = 0; g < w->wgs.size(); g++)
     if (!w->wgs[g].pend.empty())
       return fail_block(w, fmt("wgmma.mma_async (%s:%d) %s, warpgroup %zu: no wgmma.wait_group completed it before the threads exited",

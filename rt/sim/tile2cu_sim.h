@@ -122,6 +122,12 @@ Dim3 block_idx();
 Dim3 block_dim();
 Dim3 grid_dim();
 void sync_threads(const char *file, int line);
+// bar.sync (wait) / bar.arrive id, count: named barrier id (1..15) completes
+// when count threads have arrived; a wait that cannot complete is reported
+// as a deadlock naming the barrier, and arrivals left when the block exits
+// as an error. Arrivals release, and a completed wait acquires, what the
+// arriving threads did (the race detector's happens-before).
+void named_barrier(unsigned id, unsigned count, bool wait, const char *file, int line);
 uint64_t warp_op(int op, unsigned mask, uint64_t bits, int size, int b, int width,
                  const char *file, int line);
 void *shared_alloc(size_t bytes, size_t align, const char *name);
@@ -147,7 +153,7 @@ const unsigned char *view_mask(const T2cSimTensor *t);
 [[noreturn]] void shared_oob(const char *name, long long i, long long n);
 // The running thread reads or writes the n bytes of shared memory at p: the
 // shared-memory race detector (runtime.cpp, "shared races") fails the launch
-// when no __syncthreads(), __syncwarp() or mbarrier wait orders that access
+// when no __syncthreads(), __syncwarp(), mbarrier wait or named barrier orders that access
 // after an earlier one of another thread to the same byte (one of the two a write).
 void shared_access(const void *p, size_t n, int access);
 // A tile of dynamic shared memory: checked to lie inside it, named for race

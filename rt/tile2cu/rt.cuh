@@ -869,6 +869,10 @@ T2C_DEVICE void cp_async_4(void *smem, const void *gmem, int bytes_valid) {
   ::t2c_sim::cp_async_raw(smem, gmem, 4, bytes_valid);
 }
 T2C_DEVICE void cp_async_commit() { ::t2c_sim::cp_async_commit(); }
+// bar.sync / bar.arrive on named barrier id (1 .. 15) of count threads: the
+// warpgroups of an attention loop issue their wgmma in turn (emit_tir.c).
+T2C_DEVICE void bar_sync(unsigned id, unsigned count) { ::t2c_sim::named_barrier(id, count, true, __FILE__, __LINE__); }
+T2C_DEVICE void bar_arrive(unsigned id, unsigned count) { ::t2c_sim::named_barrier(id, count, false, __FILE__, __LINE__); }
 template <int N> T2C_DEVICE void cp_async_wait() {
   static_assert(N >= 0, "cp.async.wait_group takes N >= 0");
   ::t2c_sim::cp_async_wait(N);
@@ -1191,6 +1195,11 @@ T2C_DEVICE void cp_async_commit() {
   __trap();
 #endif
 }
+// bar.sync / bar.arrive on named barrier id (1 .. 15; 0 is __syncthreads()'s)
+// of count threads (a multiple of 32): bar.sync waits until count threads have
+// arrived, bar.arrive only arrives.
+T2C_DEVICE void bar_sync(unsigned id, unsigned count) { asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory"); }
+T2C_DEVICE void bar_arrive(unsigned id, unsigned count) { asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(count) : "memory"); }
 // cp.async.wait_group N: all but the N most recent committed groups of this
 // thread are complete (and visible to it; a barrier makes them visible to others).
 template <int N> T2C_DEVICE void cp_async_wait() {

@@ -494,7 +494,7 @@ static void test_race(void) {
   /* schedule 0 runs warpgroup 0 first: its thread 127 reads x[128] before
    * thread 128 writes it */
   expect_err("reverse_race", launch(&r, args, 3, 2, err), err,
-             "race: shared array 'x' + byte 512 in kernel 'reverse_race', block (0,0,0): thread 127 read it and thread 128 writes it, and no __syncthreads(), __syncwarp() or mbarrier wait orders the two",
+             "race: shared array 'x' + byte 512 in kernel 'reverse_race', block (0,0,0): thread 127 read it and thread 128 writes it, and no __syncthreads(), __syncwarp(), mbarrier wait or named barrier orders the two",
              NULL);
   for (int i = 0; i < n; i++)
     if (o[i] != 9.0f) {
@@ -916,7 +916,7 @@ static void test_cp_async_bad(void) {
   mode = 0;
   Run r1 = {"cpa_bad", {1, 1, 1}, 64, 0, 1};
   expect_err("cp.async missing wait", launch(&r1, args, 4, 2, err), err,
-             "race: shared array 's' + byte 496 in kernel 'cpa_bad', block (0,0,0): thread 31 wrote it and thread 32 reads it, and no __syncthreads(), __syncwarp() or mbarrier wait orders the two",
+             "race: shared array 's' + byte 496 in kernel 'cpa_bad', block (0,0,0): thread 31 wrote it and thread 32 reads it, and no __syncthreads(), __syncwarp(), mbarrier wait or named barrier orders the two",
              NULL);
   /* no barrier between an iteration's reads and the next one's copies:
    * thread 32 reads s[31] of iteration 0 after thread 31's copy of iteration 1 */

@@ -167,7 +167,7 @@ static void test_sh_race(void) {
       {0, "shared race: __syncwarp orders a warp's exchange", NULL, NULL},
       {1, "shared race: __syncwarp does not order two warps",
        "race: shared tile 's' + byte 128 (dynamic shared memory + 192) in kernel 'hop_sh_race', block (0,0,0): "
-       "thread 32 wrote it and thread 0 reads it, and no __syncthreads(), __syncwarp() or mbarrier wait orders the two",
+       "thread 32 wrote it and thread 0 reads it, and no __syncthreads(), __syncwarp(), mbarrier wait or named barrier orders the two",
        NULL},
       {2, "shared race: an mbarrier wait orders the arrivals' writes", NULL, NULL},
       {3, "shared race: no mbarrier wait",
@@ -192,6 +192,48 @@ static void test_sh_race(void) {
         break;
       }
   }
+}
+
+/* Named barriers (PTX ISA 9.7.13.1, bar / barrier: bar.sync waits until the
+ * barrier's count of threads has arrived, bar.arrive arrives without waiting;
+ * the arrivals and the completed wait order memory, 8.x "bar{.cta}.sync or
+ * bar{.cta}.red or bar{.cta}.arrive synchronizes with bar{.cta}.sync"): two
+ * warpgroups take turns in the order the barriers force, their counter's
+ * updates ordered by them alone; planted misuses fail fast, naming what. */
+static void test_named_bar(void) {
+  int o[64], mode = 0, iters = 5;
+  T2cSimTensor to = tensor(o, 64, 4, "O");
+  void *args[] = {&to, &mode, &iters};
+  char err[ERRLEN];
+  size_t dyn = 64 * 4;
+  for (int sched = 1; sched <= 3; sched += 2) {
+    memset(o, 0xff, sizeof o);
+    if (!expect_ok("named barriers: turns", launch("hop_named_bar", 256, dyn, args, 3, 1, sched, err), err)) break;
+    for (int t = 0; t < 2 * iters; t++)
+      if (o[t] != t) {
+        fail("named barriers: turns", "O[%d] = %d, want %d (the turns in order)", t, o[t], t);
+        break;
+      }
+  }
+  double t0 = now();
+  mode = 1;
+  expect_err("named barriers: no first arrival", launch("hop_named_bar", 256, dyn, args, 3, 1, 1, err), err,
+             "named barrier deadlock in kernel 'hop_named_bar', block (0,0,0): threads 0-255 wait at bar.sync (",
+             "; named barrier 1 has 128 of 256 arrivals; named barrier 2 has 128 of 256 arrivals", NULL);
+  if (now() - t0 > 5) fail("named barriers: no first arrival", "took %.1f s to report the deadlock", now() - t0);
+  mode = 2;
+  expect_err("named barriers: an arrival left", launch("hop_named_bar", 256, dyn, args, 3, 1, 1, err), err,
+             "named barrier 1 in kernel 'hop_named_bar', block (0,0,0): 128 of 256 arrivals when the threads exited", NULL,
+             NULL);
+  mode = 3;
+  expect_err("named barriers: counts differ", /* which count comes first depends on the schedule */ launch("hop_named_bar", 256, dyn, args, 3, 1, 1, err), err,
+             " 1, ", "while the barrier's generation counts ", "(128 arrived)", NULL);
+  mode = 4;
+  expect_err("named barriers: barrier 0", launch("hop_named_bar", 256, dyn, args, 3, 1, 1, err), err,
+             "bar.arrive 0 (", "): a named barrier is 1 .. 15 (0 is __syncthreads()'s)", NULL);
+  mode = 5;
+  expect_err("named barriers: none", launch("hop_named_bar", 256, dyn, args, 3, 1, 1, err), err,
+             "race: shared tile 'ctr' + byte 0 (dynamic shared memory + 0) in kernel 'hop_named_bar', block (0,0,0): ", NULL);
 }
 
 static void test_mbar_bad(void) {
@@ -772,6 +814,7 @@ int main(int argc, char **argv) {
   test_swizzle();
   test_mbar_phases();
   test_mbar_bad();
+  test_named_bar();
   test_sh_race();
   test_tma_load();
   test_tma_bad();

@@ -122,6 +122,36 @@ extern "C" __global__ void hop_mbar_bad(t2c_sim::tensor<int> O, int mode) {
 }
 T2C_REGISTER_(hop_mbar_bad, T2C_ARG(int, 0), T2C_INT(1))
 
+// Named barriers (bar.sync / bar.arrive), as the warpgroups of an attention
+// loop take turns (emit_tir.c): 2 warpgroups; warpgroup g waits at barrier
+// 1 + g, then its first thread takes a ticket from a shared counter, then it
+// arrives at the other's barrier; warpgroup 0 arrives at its own first and
+// waits at it once more after the loop. Only the named barriers order the
+// counter's updates (the race detector's happens-before). O[2 i + g]: the
+// ticket of warpgroup g's turn i. Modes: 0 as above; 1 warpgroup 0 does not
+// arrive first (deadlock); 2 no final wait (an arrival left at exit);
+// 3 warpgroup 1 arrives with count 224; 4 barrier 0; 5 no named barriers
+// (the counter races).
+extern "C" __global__ void hop_named_bar(t2c_sim::tensor<int> O, int mode, int iters) {
+  T2C_SIM_DYNAMIC_SMEM(t2c_smem);
+  T2C_SIM_SHARED_AT(int, ctr, t2c_smem, 0, 1);
+  T2C_SIM_SHARED_AT(int, log, t2c_smem, 16, 32);
+  const int tid = threadIdx.x, g = tid / 128;
+  if (tid == 0) ctr[0] = 0;
+  __syncthreads();
+  if (mode == 4) t2c::bar_arrive(0, 256);
+  if (g == 0 && mode != 1 && mode != 5) t2c::bar_arrive(1, 256);
+  for (int i = 0; i < iters; i++) {
+    if (mode != 5) t2c::bar_sync(1 + g, 256);
+    if (tid % 128 == 0) log[2 * i + g] = ctr[0]++;
+    if (mode != 5) t2c::bar_arrive(1 + (g + 1) % 2, mode == 3 && g == 1 ? 224 : 256);
+  }
+  if (g == 0 && mode != 2 && mode != 5) t2c::bar_sync(1, 256);
+  __syncthreads();
+  if (tid < 2 * iters) O[tid] = log[tid];
+}
+T2C_REGISTER_(hop_named_bar, T2C_ARG(int, 0), T2C_INT(1), T2C_INT(2))
+
 // Two TMA loads of map's boxes at (c0, c1) and (d0, d1) into two 1024-aligned
 // buffers, completing phases 0 and 1 of one barrier; the raw shared bytes
 // (swizzled) go to O. bytes: one box; span: a buffer (a multiple of 1024).
