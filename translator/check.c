@@ -822,17 +822,68 @@ static const Expr *range_start(const Expr *x, int k) {
 
 static bool same_start(const Expr *a, const Expr *b) { return a && b && facts_expr_equal(a, b); }
 
+/* Whether a statement of the kernel assigns to (or through a window of) the var named name. */
+typedef struct Assigned {
+  const char *name;
+  bool found;
+} Assigned;
+static void assigned_stmt(Stmt *s, void *ctx) {
+  Assigned *a = ctx;
+  if (s->kind != S_ASSIGN) return;
+  const Expr *l = s->u.assign.lhs;
+  if (l->kind == E_INDEX) l = l->u.index.base;
+  if (l->kind == E_IDENT && strcmp(l->u.ident.name, a->name) == 0) a->found = true;
+}
+
+/* x through elementwise casts and negation, and through a rank-1 var that nothing
+ * assigns after its declaration to the slice it is declared as (var s = S[m0 :+ 64], then
+ * X[..] * s): the slice, with *var the var (else NULL). */
+static const Expr *slice_of_var(Checker *C, const Expr *x, const Sym **var) {
+  x = under_casts(x);
+  *var = NULL;
+  const Sym *y = x->kind == E_IDENT ? x->u.ident.sym : NULL;
+  if (!y || y->kind != SY_VAR || y->ty.rank != 1 || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init ||
+      !C->k)
+    return x;
+  const Expr *init = under_casts(y->decl->u.decl.init);
+  if (init->kind != E_INDEX || init->ty.rank != 1) return x;
+  Assigned a = {y->name, false};
+  facts_walk_stmts(&C->k->body, assigned_stmt, &a);
+  if (a.found) return x;
+  *var = y;
+  return init;
+}
+
+/* The note at var's declaration, for a warning about the slice it holds. */
+static void var_slice_note(Checker *C, const Sym *var, const Expr *slice) {
+  if (var) diag_note(C->d, slice->loc, "'%s' is this slice, declared here", var->name);
+}
+
 static void column_as_row(Checker *C, const Expr *e, const Expr *x, const Expr *y) {
   const Expr *r1 = x->ty.rank == 1 ? x : y->ty.rank == 1 ? y : NULL, *r2 = r1 == x ? y : x;
   if (!r1) return;
-  if (column_slice(r1)) {
+  const Sym *var;
+  const Expr *s = slice_of_var(C, r1, &var);
+  if (column_slice(s)) {
+    if (var) {
+      const Expr *c = column_slice(s), *base = c->u.index.base;
+      int m = r1->ty.dims[0];
+      if (r2->ty.rank != 2 || r2->ty.dims[0] < 2) return;
+      const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
+      diag_warning(C->d, W_COLUMN_ROW, under_casts(r1)->loc, "'%s', a column of '%s', is rank 1, the row [1, %d], "
+                   "against %s: each row of it meets the column's %d values along the row, not one down the rows",
+                   var->name, name, m, type_str(C, &r2->ty), m);
+      var_slice_note(C, var, c);
+      diag_note(C->d, e->loc, "as a column, slice it with a range: %s[.., j :+ 1] is [%d, 1] (or reshape(.., [%d, 1])); "
+                "-Wno-column-as-row keeps the row", name, m, m);
+      return;
+    }
     column_warning(C, r1, &r2->ty, e->loc, "against");
     return;
   }
   /* a rank-1 slice starting where the rows of the tile it meets start (S[m0 :+ 64] * X[m0 :+ 64, ..],
      or stored to Y[m0 :+ 64, ..]), not a constant and not where its columns start: a per-row
      scale, written as a row (a GEMM epilogue's row scales silently scaled its columns) */
-  const Expr *s = under_casts(r1);
   if (s->kind != E_INDEX || r2->ty.rank != 2 || r2->ty.dims[0] < 2 || r2->ty.dims[0] != r1->ty.dims[0]) return;
   const Expr *st = range_start(s, 0);
   if (!st || (st->flags & EF_CONST) || range_start(s, 1)) return;
@@ -842,6 +893,15 @@ static void column_as_row(Checker *C, const Expr *e, const Expr *x, const Expr *
   const Expr *base = s->u.index.base;
   const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
   int m = r1->ty.dims[0];
+  if (var) {
+    diag_warning(C->d, W_COLUMN_ROW, under_casts(r1)->loc, "'%s', a slice of '%s', starts where the rows do, but as a "
+                 "rank-1 tile it is the row [1, %d] against %s: its values run along each row, one per column, not one "
+                 "per row", var->name, name, m, type_str(C, &r2->ty));
+    var_slice_note(C, var, s);
+    diag_note(C->d, e->loc, "for one value per row, declare it as reshape(%s[..], [%d, 1]); -Wno-column-as-row keeps the row",
+              name, m);
+    return;
+  }
   diag_warning(C->d, W_COLUMN_ROW, s->loc, "this slice of '%s' starts where the rows do, but as a rank-1 tile it is the "
                "row [1, %d] against %s: its values run along each row, one per column, not one per row", name, m,
                type_str(C, &r2->ty));
