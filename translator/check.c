@@ -50,6 +50,7 @@ typedef struct Checker {
                          (colmax(len)[0, 0]) becomes a var declared before it (hoist_index) */
   const char *no_hoist; /* where hoist_ok is false inside a statement (a while condition), or NULL */
   PtrVec hoisted;     /* the S_VARs hoist_index made, for check_block to put before the statement */
+  PtrVec reg_ctl_noted; /* the register tiles whose update under an if or while was given the way out */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -377,7 +378,40 @@ static int64_t type_elems(const Type *t) {
 }
 
 /* The note under a mismatched operand conv: how to convert it to `to`. */
+static const char *widened_sum(const Expr *e, ElemType to);
+
+/* A better fix than to(...) around conv, or NULL: for a sum or scan whose result would
+ * be widened, the operand converts (cumsum(f32(x)), not f32(cumsum(x)), which keeps each
+ * prefix in the narrow type); a cast whose operand already has the type goes (f16(acc)
+ * into f32); a product or sum of narrower floats converts its operands (f32(w) * f32(x):
+ * f32(w * x) would multiply, and round or overflow, in the narrow type). */
+static const char *conversion_fix(Checker *C, const Expr *conv, ElemType to) {
+  const char *sum = widened_sum(conv, to);
+  if (sum)
+    return arena_printf(C->a, "convert its operand, so that the %s accumulates in %s: %s(%s(...))", sum, elem_names[to],
+                        sum, elem_names[to]);
+  if (conv->kind == E_CALL && conv->u.call.cast != T_NONE && conv->u.call.nargs == 1 &&
+      conv->u.call.args[0]->ty.elem == to && !conv->u.call.args[0]->ty.untyped)
+    return arena_printf(C->a, "its operand is %s already: drop the %s() around it", elem_names[to],
+                        elem_names[conv->u.call.cast]);
+  if (conv->kind == E_BINARY && elem_is_float(conv->ty.elem) && elem_is_float(to) &&
+      elem_bytes[conv->ty.elem] < elem_bytes[to]) {
+    TokenKind op = conv->u.binary.op;
+    const char *what = op == TK_STAR ? "product" : op == TK_SLASH ? "quotient" : op == TK_PLUS ? "sum"
+                       : op == TK_MINUS ? "difference" : NULL;
+    if (what)
+      return arena_printf(C->a, "convert its operands, so that the %s is computed in %s: %s(...) %s %s(...)", what,
+                          elem_names[to], elem_names[to], token_names[op], elem_names[to]);
+  }
+  return NULL;
+}
+
 static void convert_note(Checker *C, const Expr *conv, ElemType to, const char *side) {
+  const char *fix = conversion_fix(C, conv, to);
+  if (fix) {
+    diag_note(C->d, conv->loc, "%s", fix);
+    return;
+  }
   if (conv->kind == E_IDENT)
     diag_note(C->d, conv->loc, "convert %s explicitly, e.g. %s(%s)", side, elem_names[to], conv->u.ident.name);
   else
@@ -1067,11 +1101,19 @@ static bool check_dot(Checker *C, Expr *e) {
     /* b stored [N, K] (attention's k) or a stored [K, M]: the transpose that fits, written out */
     bool tb = b->ty.dims[1] == a->ty.dims[1], ta = !tb && a->ty.dims[0] == b->ty.dims[0];
     if (tb || ta) {
+      /* the operand to flip: transpose(x) of an operand that is transpose(x) already is x */
+      const Expr *fa = a, *fb = b;
+      bool wa = ta, wb = tb;
+      if (ta && a->kind == E_CALL && a->u.call.builtin == B_TRANSPOSE && a->u.call.nargs == 1) fa = a->u.call.args[0], wa = false;
+      if (tb && b->kind == E_CALL && b->u.call.builtin == B_TRANSPOSE && b->u.call.nargs == 1) fb = b->u.call.args[0], wb = false;
       Buf x = {0}, y = {0};
-      expr_text(&x, a, false, NULL, NULL);
-      expr_text(&y, b, false, NULL, NULL);
-      diag_note(C->d, (tb ? b : a)->loc, "if %s is stored the other way round, dot(%s%s%s, %s%s%s) fits", tb ? "b" : "a", ta ? "transpose(" : "", x.data, ta ? ")" : "",
-                tb ? "transpose(" : "", y.data, tb ? ")" : "");
+      expr_text(&x, fa, false, NULL, NULL);
+      expr_text(&y, fb, false, NULL, NULL);
+      if (wa || wb)
+        diag_note(C->d, (tb ? b : a)->loc, "if %s is stored the other way round, dot(%s%s%s, %s%s%s) fits", tb ? "b" : "a",
+                  wa ? "transpose(" : "", x.data, wa ? ")" : "", wb ? "transpose(" : "", y.data, wb ? ")" : "");
+      else
+        diag_note(C->d, (tb ? b : a)->loc, "without this transpose(), dot(%s, %s) fits", x.data, y.data);
       buf_free(&x);
       buf_free(&y);
     }
@@ -1934,10 +1976,9 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
     if (!literal_fits(C, rhs, to->elem)) return false;
   } else if (from->elem != to->elem) {
     diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
-    const char *sum = widened_sum(rhs, to->elem);
-    if (sum) /* to(sum(x)) would round the sum to x's type: accumulate in the wider one */
-      diag_note(C->d, loc, "convert its operand, so that the %s accumulates in %s: %s(%s(...))", sum,
-                elem_names[to->elem], sum, elem_names[to->elem]);
+    const char *fix = conversion_fix(C, rhs, to->elem);
+    if (fix) /* to(sum(x)) would round the sum to x's type: accumulate in the wider one (and the like) */
+      diag_note(C->d, loc, "%s", fix);
     else if (rhs->kind == E_CALL && rhs->u.call.cast == T_NONE && rhs->u.call.builtin == B_DOT)
       /* acc += f16(dot(a, b)) would round every step's sum to the narrow type, off the
          accumulator the matrix unit keeps, and f32(dot(..)) of i8 converts each step's i32
@@ -2555,11 +2596,11 @@ static void check_registers_one(Checker *C, Kernel *k, Attr *at, Expr *arg) {
       ok = false;
     } else if (numel % threads != 0) {
       diag_error(C->d, arg->loc,
-                 "@registers(%s): tile<%s>[%s] has %" PRId64 " elements, which %d threads cannot share evenly",
+                 "@registers(%s): tile<%s>[%s] has %" PRId64 " element%s, which %d threads cannot share evenly",
                  n, elem_names[y->ty.elem],
                  y->ty.rank == 1 ? arena_printf(C->a, "%d", y->ty.dims[0])
                                  : arena_printf(C->a, "%d, %d", y->ty.dims[0], y->ty.dims[1]),
-                 numel, threads);
+                 numel, numel == 1 ? "" : "s", threads);
       diag_note(C->d, y->loc, "every thread must hold the same number of elements");
       /* a row or column of fewer elements than threads: what users reach for @registers
        * for (a row reduction's accumulator) is in registers without it */
@@ -3149,6 +3190,14 @@ static void rules_simple(Checker *C, Stmt *s, Ctl ctl) {
     diag_error(C->d, s->loc, "an update of register tile '%s' inside %s is not supported", r->name, ctl.reg_ctl);
     diag_note(C->d, ctl.reg_loc, "the %s starts here", ctl.reg_ctl + (ctl.reg_ctl[1] == 'n' ? 3 : 2));
     diag_note(C->d, r->reg_loc, "'%s' is named in @registers here", r->name);
+    bool noted = false;
+    for (int i = 0; i < C->reg_ctl_noted.len; i++) noted |= C->reg_ctl_noted.items[i] == r;
+    if (!noted) {
+      vec_push(C->a, &C->reg_ctl_noted, r);
+      diag_note(C->d, r->reg_loc, "without @registers(%s), tile2cu keeps '%s' in registers where it can (a dot's "
+                "accumulator, a value no other thread reads), inside an if or a while too; --explain says where it lives",
+                r->name, r->name);
+    }
   }
   if (s->kind == S_ASSIGN && s->u.assign.lhs->kind == E_INDEX) {
     diag_error(C->d, s->u.assign.lhs->loc,
