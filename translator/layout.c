@@ -1508,10 +1508,13 @@ enum { PRESSURE_RESERVE = 16 };
  * acc += dot(a, b) * s (the dot in a value of its own, 64 more) 230, and of f8
  * the same 255 and spilled, where this estimate gives 208, 224 and 272. */
 /* The registers of the fragments of two k steps of mma.sync dot d over n of its
- * tiles across (all of its warp tile's rows). */
+ * tiles across (all of its warp tile's rows); of one, when the dot has only one
+ * (a LoRA's rank-16 product: nothing to load ahead, and ptxas took 130 to 158
+ * registers where two steps' estimate said 256). */
 static int dot_frags(const TirOp *d, int n) {
   ElemType t = d->src ? d->src->elem : d->expr->u.call.cast;
-  return 2 * (d->lay->rr / 2 * 4 + n * 2) * (elem_bytes[t] == 1 ? 2 : 1);
+  int ks = d->kdim / (elem_bytes[t] == 1 ? 32 : 16); /* k steps: one k step has nothing to load ahead */
+  return (ks > 1 ? 2 : 1) * (d->lay->rr / 2 * 4 + n * 2) * (elem_bytes[t] == 1 ? 2 : 1);
 }
 
 typedef struct DotPressure {
