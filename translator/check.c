@@ -1566,6 +1566,8 @@ static bool gather_shape(Checker *C, const Expr *first, const Expr *ix, Type *g)
       const char *n = r1->kind == E_IDENT ? r1->u.ident.name : "..";
       diag_note(C->d, r1->loc, "a rank-1 index is a row [1, %d] against a 2-D one; as a column, write reshape(%s, [%d, 1])",
                 r1->ty.dims[0], n, r1->ty.dims[0]);
+    } else if (first != ix) {
+      shape_notes(C, first, ix); /* where the sizes that differ come from (var r = m0 + cols(1, BM)) */
     }
     return false;
   }
@@ -2009,6 +2011,11 @@ static bool check_assignable(Checker *C, Loc loc, Expr *rhs, const Type *to, con
   }
   if (from->rank != to->rank) {
     diag_error(C->d, loc, "cannot assign %s to %s %s", type_str(C, from), what, type_str(C, to));
+    if (from->rank == 2 && to->rank == 1 && from->dims[0] == to->dims[0]) {
+      /* [M, C] into [M]: what takes [M, 1] (a column, as the unit dim drops) says where C came from */
+      Type col = {to->elem, 2, {to->dims[0], 1}, false};
+      assign_shape_notes(C, rhs, &col);
+    }
     return false;
   }
   for (int i = 0; i < to->rank; i++)
