@@ -4026,12 +4026,6 @@ static const Layout *staged_value(TirKernel *K, const TirOp *op, const Epi *e) {
   if (!op->gather && !ix->len) return NULL;
   if (first && !facts_multiple_of(K->ki, first, 16 / eb)) return NULL;
   if (!X->tdim_size[X->trank - 1] && X->tdim_const[X->trank - 1] % (16 / eb)) return NULL;
-  if (X->tstride[X->trank - 1]) { /* said: a CUDA developer would expect the 16-byte runs */
-    unstaged(K, op->stmt->loc.line,
-             arena_printf(K->a, ": '%s' is @strided, and its runs in 16 bytes would need its last dim's stride, known "
-                          "only at run time, to be 1", X->name));
-    return NULL;
-  }
   return op->lay;
 }
 

@@ -9266,6 +9266,36 @@ static void t_strided_dot_f32(Tally *T) {
   for (int c = 0; c < 3; c++) t_strided_dot_one(T, 2, c, C[c][0], C[c][1], C[c][2], C[c][3]);
 }
 
+/* strided_epilogue: C = A B into an f16 view C (staged through shared memory in the
+ * fast body, C_stride1 == 1 and C_stride0 % 8 == 0; element by element at both strides
+ * otherwise); the buffer's elements outside the view keep their poison. */
+static void t_strided_epilogue(Tally *T) {
+  static const int C[][4] = {{130, 200, 96, 3}, {37, 50, 40, 1}, {128, 128, 64, 0}, {70, 136, 32, 2}, {64, 64, 48, 4}};
+  for (int c = 0; c < 5; c++) {
+    int M = C[c][0], N = C[c][1], K = C[c][2], kc = C[c][3];
+    long long cs0, cs1;
+    Rng r = rng_seed("strided_epilogue", (uint64_t)c);
+    Call k;
+    call_init(&k, "strided_epilogue.tl", "strided_epilogue");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *Cv = view_ten(&k, "C", F16, true, kc, M, N, &cs0, &cs1);
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int kk = 0; kk < K; kk++) s += A2(A, i, kk) * A2(B, kk, j);
+        RV(Cv, i, j, cs0, cs1) = s;
+      }
+    Cv->tol = 1e-3;
+    char l[96];
+    label(l, sizeof l, "M=%d N=%d K=%d C %s", M, N, K, view_kind[kc]);
+    CHECK(T, call_check(&k, "strided_epilogue", l));
+    call_free(&k);
+  }
+}
+
 /* strided_t3: a rank-3 view: the [P, M, N] view of an [N, P, M] array
  * (strides M, 1, P * M), or planes and rows with gaps (strides (M + 1) * ld,
  * ld, 1 with ld = N + 2, or ld a multiple of 8 for the 16-byte body). */
@@ -9378,6 +9408,7 @@ static const Test tests[] = {
     {"strided_rowsum", t_strided_rowsum},
     {"strided_dot", t_strided_dot},
     {"strided_dot_f32", t_strided_dot_f32},
+    {"strided_epilogue", t_strided_epilogue},
     {"strided_rank3", t_strided_t3},
     {"strided_reject", t_strided_reject},
     {"vec_load", t_vec_load},
