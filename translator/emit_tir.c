@@ -3277,6 +3277,21 @@ static unsigned run_widths(const TirBlock *b) {
   return w;
 }
 
+/* The fast body's conditions, as the header and --explain write them: "K % 8 == 0, A is
+ * 16-byte aligned, ..". */
+static const char *fast_conds(const TirKernel *K) {
+  Buf b = {0};
+  for (int i = 0; i < K->nchecks; i++) {
+    const TirCheck *c = &K->checks[i];
+    if (c->size && !c->mod) buf_printf(&b, "%s%s == 1", i ? ", " : "", c->size->name);
+    else if (c->size) buf_printf(&b, "%s%s %% %d == 0", i ? ", " : "", c->size->name, c->mod);
+    else buf_printf(&b, "%s%s is %d-byte aligned", i ? ", " : "", c->tensor->name, c->mod);
+  }
+  const char *r = arena_printf(K->a, "%s", b.data ? b.data : "");
+  buf_free(&b);
+  return r;
+}
+
 /* What the fast body moves, for the comments that say what its entry test buys: "TMA
  * boxes", then the runs' widths, widest first, as "16-, 8- and 4-byte accesses" (header)
  * or "runs of 16, 8 or 4 bytes" (!header). */
@@ -3356,16 +3371,7 @@ static const char *summary(Printer *P) {
     buf_printf(&b, "//   %s: the tensor map of %s, boxes of %d x %d, %d-byte swizzle (a parameter after the sizes: "
                    "the launcher builds it)\n", m->cname, m->tensor->name, m->box_rows, m->box_cols, m->swizzle);
   }
-  if (K->versioned) {
-    buf_printf(&b, "//   %s when", widths_str(P, true));
-    for (int i = 0; i < K->nchecks; i++) {
-      const TirCheck *c = &K->checks[i];
-      if (c->size && !c->mod) buf_printf(&b, " %s == 1", c->size->name);
-      else if (c->size) buf_printf(&b, " %s %% %d == 0", c->size->name, c->mod);
-      else buf_printf(&b, " %s is %d-byte aligned", c->tensor->name, c->mod);
-      buf_puts(&b, i + 1 < K->nchecks ? "," : "; otherwise single elements\n");
-    }
-  }
+  if (K->versioned) buf_printf(&b, "//   %s when %s; otherwise single elements\n", widths_str(P, true), fast_conds(K));
   int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
   int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
   buf_printf(&b, "//   shared memory: %" PRId64 " bytes%s; barriers: %s%s\n", K->ki->shared_bytes,
@@ -3764,6 +3770,18 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
                                : tir_buf_shares(K, i));
   for (int i = 0; i < K->folds.len; i++) fprintf(out, "  %s\n", (const char *)K->folds.items[i]);
   explain_barriers(K, &K->body, out);
+  if (K->versioned) {
+    /* one test for the whole kernel: a condition of one tensor sends every access to the general body */
+    Buf views = {0};
+    for (int i = 0; i < K->nchecks; i++) {
+      const TirCheck *c = &K->checks[i];
+      if (c->size && c->size->kind == SY_STRIDE && !c->mod)
+        buf_printf(&views, "; a view with %s != 1 (a transposed one) takes it too", c->size->name);
+    }
+    fprintf(out, "  fast body when %s; otherwise the general body, where every access of the kernel moves one element%s\n",
+            fast_conds(K), views.data ? views.data : "");
+    buf_free(&views);
+  }
   int fast = barriers_in(&K->body, TIR_FAST, false), general = barriers_in(&K->body, TIR_GENERAL, false);
   int wfast = barriers_in(&K->body, TIR_FAST, true), wgeneral = barriers_in(&K->body, TIR_GENERAL, true);
   const char *w = !wfast && !wgeneral ? ""
