@@ -3463,6 +3463,110 @@ static void dead_vars(Checker *C, Block *b) {
   for (int i = 0; i < b->nstmts; i++) dead_stmt(C, b->stmts[i]);
 }
 
+/* ------------------------------------------------------------ stores every block makes */
+
+/* The ctx.block coordinates x depends on (bit a: axis a), through vars and loop
+ * variables to what they are declared as; ~0u when that cannot be told (a var
+ * assigned again, one declared without a value, a chain too long). */
+static unsigned block_deps(Checker *C, const Expr *x, int depth) {
+  if (!x || depth > 24) return x ? ~0u : 0;
+  switch (x->kind) {
+  case E_CTX:
+    return x->u.ctx == CTX_BLOCK_X ? 1u : x->u.ctx == CTX_BLOCK_Y ? 2u : x->u.ctx == CTX_BLOCK_Z ? 4u : 0;
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    if (!y || (y->kind != SY_VAR && y->kind != SY_LOOP)) return 0; /* a const, a size, a scalar parameter: one value */
+    const Stmt *d = y->decl;
+    if (!d) return ~0u;
+    if (d->kind == S_FOR) /* a loop variable: the values its bounds give */
+      return block_deps(C, d->u.forr.lo, depth + 1) | block_deps(C, d->u.forr.hi, depth + 1) |
+             block_deps(C, d->u.forr.step, depth + 1);
+    if (d->kind != S_VAR || !d->u.decl.init) return ~0u;
+    Assigned a = {y->name, false};
+    facts_walk_stmts(&C->k->body, assigned_stmt, &a);
+    return a.found ? ~0u : block_deps(C, d->u.decl.init, depth + 1);
+  }
+  case E_UNARY: return block_deps(C, x->u.unary.a, depth + 1);
+  case E_BINARY: return block_deps(C, x->u.binary.a, depth + 1) | block_deps(C, x->u.binary.b, depth + 1);
+  case E_CALL: {
+    unsigned m = 0;
+    for (int i = 0; i < x->u.call.nargs; i++) m |= block_deps(C, x->u.call.args[i], depth + 1);
+    return m;
+  }
+  case E_INDEX: {
+    unsigned m = block_deps(C, x->u.index.base, depth + 1);
+    for (int i = 0; i < x->u.index.nidx; i++)
+      m |= block_deps(C, x->u.index.idx[i].start, depth + 1) | block_deps(C, x->u.index.idx[i].len, depth + 1);
+    return m;
+  }
+  case E_MEMBER: return block_deps(C, x->u.member.base, depth + 1);
+  default: return 0;
+  }
+}
+
+/* Whether @grid may launch more than one block along axis a. */
+static bool grid_axis_many(const KernelInfo *ki, int a) {
+  const Expr *g = ki->grid[a];
+  return g && !((g->flags & EF_CONST) && !g->cv.isf && g->cv.i <= 1);
+}
+
+static const char *const axis_names[3] = {"x", "y", "z"};
+
+/* -Wblock-race: a plain store (or +=) to a tensor slice whose indices do not depend on
+ * ctx.block along an axis where the @grid has more than one block: every block along it
+ * writes the same elements (a split-K GEMM's C[m0 :+ BM, n0 :+ BN] += acc, each block of
+ * ctx.block.z a slice of K). guarded: the axes an enclosing if or while tests (if
+ * ctx.block.z == 0 { .. } leaves one block to store). Gathers and scatters are
+ * -Wscatter-race's. */
+static void block_races(Checker *C, const Block *b, unsigned guarded) {
+  for (int i = 0; i < b->nstmts; i++) {
+    const Stmt *s = b->stmts[i];
+    switch (s->kind) {
+    case S_IF:
+      block_races(C, &s->u.iff.then, guarded | block_deps(C, s->u.iff.cond, 0));
+      if (s->u.iff.els) {
+        Block one = {(Stmt **)&s->u.iff.els, 1, {0, 0}};
+        block_races(C, &one, guarded | block_deps(C, s->u.iff.cond, 0));
+      }
+      break;
+    case S_WHILE: block_races(C, &s->u.whil.body, guarded | block_deps(C, s->u.whil.cond, 0)); break;
+    case S_FOR: block_races(C, &s->u.forr.body, guarded); break;
+    case S_BLOCK: block_races(C, &s->u.block, guarded); break;
+    case S_ASSIGN: {
+      const Expr *l = s->u.assign.lhs;
+      if (s->u.assign.atomic || l->kind != E_INDEX || l->u.index.base->kind != E_IDENT) break;
+      const Sym *X = l->u.index.base->u.ident.sym;
+      if (!X || X->kind != SY_TENSOR) break;
+      unsigned deps = 0;
+      bool scatter = false;
+      for (int k = 0; k < l->u.index.nidx; k++) {
+        const Index *ix = &l->u.index.idx[k];
+        scatter |= ix->start && ix->start->ty.rank > 0;
+        deps |= block_deps(C, ix->start, 0) | block_deps(C, ix->len, 0);
+      }
+      if (scatter) break;
+      for (int a = 0; a < 3; a++) {
+        if (!grid_axis_many(C->ki, a) || (deps >> a & 1) || (guarded >> a & 1)) continue;
+        bool rmw = s->u.assign.op != TK_ASSIGN;
+        diag_warning(C->d, W_BLOCK_RACE, l->loc, "every block along ctx.block.%s writes these elements of '%s': its "
+                     "indices do not depend on ctx.block.%s, and the @grid has more than one block along it%s",
+                     axis_names[a], X->name, axis_names[a], rmw ? ", so their updates race and some are lost" : ", so they race");
+        if (rmw)
+          diag_note(C->d, l->loc, "for a sum over the blocks (split-K), write atomic_add(%s[..], ..); else index the "
+                    "store by ctx.block.%s, or store from one block (if ctx.block.%s == 0 { .. })", X->name,
+                    axis_names[a], axis_names[a]);
+        else
+          diag_note(C->d, l->loc, "index the store by ctx.block.%s, or store from one block (if ctx.block.%s == 0 { .. })",
+                    axis_names[a], axis_names[a]);
+        break;
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
 static void check_kernel(Checker *C, Kernel *k) {
   C->k = k;
   C->sizes_reported = false;
@@ -3488,6 +3592,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   rules_block(C, &k->body, (Ctl){0});
   if (!C->d->errors) dead_vars(C, &k->body);
   if (!C->d->errors) unused_tensors(C, k);
+  if (!C->d->errors) block_races(C, &k->body, 0);
   pop_scope(C);
   C->ki->cnames = C->cnames;
 }

@@ -379,7 +379,7 @@ Test(options, malformed_defines_are_errors) {
 Test(options, unknown_warning_options_are_errors) {
   const char *wno[] = {"-Wno-nope", NULL}, *wfoo[] = {"-Wbounds", NULL}, *empty[] = {"-Wno-", NULL};
   refused(wno, "unknown warning option '-Wno-nope'");
-  cr_assert(strstr(op_msgs, "bounds, outside, registers-copy, dot, register-pressure, scatter-index, scatter-race, pipeline, column-as-row, unused, occupancy, stack-frame, spills"), "%s", op_msgs);
+  cr_assert(strstr(op_msgs, "bounds, outside, registers-copy, dot, register-pressure, scatter-index, scatter-race, block-race, pipeline, column-as-row, unused, occupancy, stack-frame, spills"), "%s", op_msgs);
   refused(wfoo, "unknown warning option '-Wbounds'");
   refused(empty, "unknown warning option '-Wno-'");
 }
