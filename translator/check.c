@@ -51,6 +51,7 @@ typedef struct Checker {
   const char *no_hoist; /* where hoist_ok is false inside a statement (a while condition), or NULL */
   PtrVec hoisted;     /* the S_VARs hoist_index made, for check_block to put before the statement */
   PtrVec reg_ctl_noted; /* the register tiles whose update under an if or while was given the way out */
+  PtrVec dep_syms, dep_vals; /* block_deps' memo: a var's ctx.block coordinates (as uintptr_t) */
 } Checker;
 
 /* Parentheses nest at most MAX_NEST deep (the parser); a flat chain such as
@@ -3478,13 +3479,22 @@ static unsigned block_deps(Checker *C, const Expr *x, int depth) {
     if (!y || (y->kind != SY_VAR && y->kind != SY_LOOP)) return 0; /* a const, a size, a scalar parameter: one value */
     const Stmt *d = y->decl;
     if (!d) return ~0u;
-    if (d->kind == S_FOR) /* a loop variable: the values its bounds give */
-      return block_deps(C, d->u.forr.lo, depth + 1) | block_deps(C, d->u.forr.hi, depth + 1) |
-             block_deps(C, d->u.forr.step, depth + 1);
-    if (d->kind != S_VAR || !d->u.decl.init) return ~0u;
-    Assigned a = {y->name, false};
-    facts_walk_stmts(&C->k->body, assigned_stmt, &a);
-    return a.found ? ~0u : block_deps(C, d->u.decl.init, depth + 1);
+    for (int i = 0; i < C->dep_syms.len; i++) /* each var once: a chain of vars each read twice is not walked 2^n times */
+      if (C->dep_syms.items[i] == y) return (unsigned)(uintptr_t)C->dep_vals.items[i];
+    unsigned m;
+    if (d->kind == S_FOR) { /* a loop variable: the values its bounds give */
+      m = block_deps(C, d->u.forr.lo, depth + 1) | block_deps(C, d->u.forr.hi, depth + 1) |
+          block_deps(C, d->u.forr.step, depth + 1);
+    } else if (d->kind != S_VAR || !d->u.decl.init) {
+      m = ~0u;
+    } else {
+      Assigned a = {y->name, false};
+      facts_walk_stmts(&C->k->body, assigned_stmt, &a);
+      m = a.found ? ~0u : block_deps(C, d->u.decl.init, depth + 1);
+    }
+    vec_push(C->a, &C->dep_syms, (void *)y);
+    vec_push(C->a, &C->dep_vals, (void *)(uintptr_t)m);
+    return m;
   }
   case E_UNARY: return block_deps(C, x->u.unary.a, depth + 1);
   case E_BINARY: return block_deps(C, x->u.binary.a, depth + 1) | block_deps(C, x->u.binary.b, depth + 1);
@@ -3569,6 +3579,7 @@ static void block_races(Checker *C, const Block *b, unsigned guarded) {
 
 static void check_kernel(Checker *C, Kernel *k) {
   C->k = k;
+  facts_budget_reset();
   C->sizes_reported = false;
   C->ki = NEW(C->a, KernelInfo);
   C->ki->target = C->t;
@@ -3592,6 +3603,7 @@ static void check_kernel(Checker *C, Kernel *k) {
   rules_block(C, &k->body, (Ctl){0});
   if (!C->d->errors) dead_vars(C, &k->body);
   if (!C->d->errors) unused_tensors(C, k);
+  C->dep_syms.len = C->dep_vals.len = 0;
   if (!C->d->errors) block_races(C, &k->body, 0);
   pop_scope(C);
   C->ki->cnames = C->cnames;

@@ -10,11 +10,23 @@
 #include <inttypes.h>
 #include <stdint.h>
 
+/* The vars facts_resolve may still follow while one kernel is translated: the proofs
+ * here and in sync.c follow each var to its value at every reading, so a chain of vars
+ * each read twice (a1 = min(a0, a0), a2 = min(a1, a1), ..) would take 2^n steps. Past
+ * the budget a var stands for itself, which proves less (a check kept, a barrier
+ * kept), never more; a kernel a person writes takes a few thousand. */
+enum { RESOLVE_BUDGET = 1 << 22 };
+static _Thread_local long resolve_left = RESOLVE_BUDGET; /* per thread: libtile2cu translates on several */
+
+void facts_budget_reset(void) { resolve_left = RESOLVE_BUDGET; }
+
 /* A scalar var assigned only at its declaration stands for its initial value. */
 const Expr *facts_resolve(const Expr *x) {
   for (int depth = 0; depth < 16 && x->kind == E_IDENT && x->u.ident.sym; depth++) {
     const Sym *y = x->u.ident.sym;
     if (y->kind != SY_VAR || y->ty.rank != 0 || y->reassigned || !y->decl->u.decl.init) break;
+    if (resolve_left <= 0) break;
+    resolve_left--;
     x = y->decl->u.decl.init;
   }
   return x;
@@ -67,7 +79,10 @@ static bool widening_cast(const Expr *x) {
   return b && (t == T_I64 || t == T_U32 || (t == T_I32 && b < 32));
 }
 
-bool facts_nonneg(const Expr *x) {
+/* *work: the nodes a proof may still visit (a chain of vars each read twice, a1 = a0 + a0,
+ * a2 = a1 + a1, .., would take 2^n steps): past it, not proven. */
+static bool nonneg_in(const Expr *x, int *work) {
+  if (--*work < 0) return false;
   x = facts_resolve(x);
   if (x->flags & EF_CONST) return !x->cv.isf && x->cv.i >= 0;
   if (unsigned_bits(x->ty.elem) && unsigned_bits(x->ty.elem) < 32) return true; /* a u8 value, a bool */
@@ -78,22 +93,22 @@ bool facts_nonneg(const Expr *x) {
     Sym *y = x->u.ident.sym;
     if (!y) return false;
     if (y->kind == SY_SIZE) return true;
-    if (y->kind == SY_LOOP) return facts_nonneg(y->decl->u.forr.lo);
+    if (y->kind == SY_LOOP) return nonneg_in(y->decl->u.forr.lo, work);
     /* a tile var assigned only at its declaration (facts_resolve follows scalars) */
     if (y->kind == SY_VAR && y->ty.rank > 0 && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
-      return facts_nonneg(y->decl->u.decl.init);
+      return nonneg_in(y->decl->u.decl.init, work);
     return false;
   }
   case E_BINARY:
     switch (x->u.binary.op) {
     case TK_AND: /* a non-negative mask: x & 255 of any x */
-      return facts_nonneg(x->u.binary.a) || facts_nonneg(x->u.binary.b);
+      return nonneg_in(x->u.binary.a, work) || nonneg_in(x->u.binary.b, work);
     case TK_PERCENT: /* C's truncated remainder takes the dividend's sign, whatever the divisor's: a
                         grouped tile order's ctx.block.x % per % gm, gm a min() of a difference */
-      return facts_nonneg(x->u.binary.a);
+      return nonneg_in(x->u.binary.a, work);
     case TK_PLUS: case TK_STAR: case TK_SLASH: case TK_SHL: case TK_SHR:
     case TK_OR: case TK_XOR:
-      return facts_nonneg(x->u.binary.a) && facts_nonneg(x->u.binary.b);
+      return nonneg_in(x->u.binary.a, work) && nonneg_in(x->u.binary.b, work);
     default: return false;
     }
   case E_CALL:
@@ -101,13 +116,18 @@ bool facts_nonneg(const Expr *x) {
     if (x->u.call.builtin != B_CDIV && x->u.call.builtin != B_MIN && x->u.call.builtin != B_MAX)
       return false;
     for (int i = 0; i < x->u.call.nargs; i++) {
-      bool nn = facts_nonneg(x->u.call.args[i]);
+      bool nn = nonneg_in(x->u.call.args[i], work);
       if (x->u.call.builtin == B_MAX && nn) return true; /* max(e, 0) */
       if (x->u.call.builtin != B_MAX && !nn) return false;
     }
     return x->u.call.builtin != B_MAX;
   default: return false;
   }
+}
+
+bool facts_nonneg(const Expr *x) {
+  int work = 4096;
+  return nonneg_in(x, &work);
 }
 
 /* A lower bound lb of integer x in every execution, where one is known: a constant; a

@@ -1782,6 +1782,7 @@ TirKernel *lower_kernel(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, con
   K->t = t;
   K->hw = hw_path(t);
   Lower L = {.K = K};
+  facts_budget_reset();
   facts_mark_reassigned(&k->body);
   if (!lower_block(&L, &K->body, &k->body)) {
     *why = L.why;

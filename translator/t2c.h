@@ -545,6 +545,7 @@ bool check_loop_divergent(const Block *body);
 /* A scalar var assigned only at its declaration stands for its initial value
  * (after facts_mark_reassigned). */
 const Expr *facts_resolve(const Expr *x);
+void facts_budget_reset(void); /* before each kernel: facts_resolve's budget of vars followed */
 /* Calls fn on every statement of b and of the blocks inside it, outer first. */
 void facts_walk_stmts(Block *b, void (*fn)(Stmt *, void *), void *ctx);
 /* Sets Sym.reassigned on every var assigned after its declaration (also through a window). */
