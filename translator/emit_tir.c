@@ -2327,15 +2327,31 @@ static int wg_turns(const Printer *P, const TirOp *d) {
   return issuers_of(&P->K->body, d) == 1 ? nwg : 0;
 }
 
+/* "if (warp < 4) t2c::bar_OP(1, 256); else if .. else t2c::bar_OP(N, 256);": warpgroup g
+ * at named barrier 1 + (g + next) % n. Each id a constant, so that ptxas reserves the
+ * barriers used (3 for 2 warpgroups), not all 16 as for an id in a register. */
+static const char *turn_bars(Printer *P, const char *op, int n, int next) {
+  Buf b = {0};
+  for (int g = 0; g < n; g++) {
+    if (g + 1 < n) buf_printf(&b, "%sif (warp < %d) ", g ? "else " : "", 4 * (g + 1));
+    else buf_printf(&b, "else ");
+    buf_printf(&b, "t2c::bar_%s(%d, 256);%s", op, 1 + (g + next) % n, g + 1 < n ? " " : "");
+  }
+  const char *r = F("%s", b.data);
+  buf_free(&b);
+  return r;
+}
+
 static void turn_wait(Printer *P, const TirOp *op) {
-  if (!op->dop || !wg_turns(P, op->dop)) return;
-  line(P, "t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)");
+  int n = op->dop ? wg_turns(P, op->dop) : 0;
+  if (!n) return;
+  line(P, "%s  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)", turn_bars(P, "sync", n, 0));
 }
 
 static void turn_pass(Printer *P, const TirOp *op) {
   int n = op->dop ? wg_turns(P, op->dop) : 0;
   if (!n) return;
-  line(P, "t2c::bar_arrive(1 + (warp / 4 + 1) %% %d, 256);  // the next warpgroup's turn", n);
+  line(P, "%s  // the next warpgroup's turn", turn_bars(P, "arrive", n, 1));
 }
 
 /* A dot by wgmma m64nNk16 (m64nNk32 for i8 and f8 operands, both K-major),

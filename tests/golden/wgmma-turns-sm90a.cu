@@ -272,7 +272,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
         }
         // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
-        t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
+        if (warp < 4) t2c::bar_sync(1, 256); else t2c::bar_sync(2, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
         t2c::wgmma_fence_operand(s);
         t2c::wgmma_fence();
         #pragma unroll
@@ -280,7 +280,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k4),
               t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k4));
         t2c::wgmma_commit();
-        t2c::bar_arrive(1 + (warp / 4 + 1) % 2, 256);  // the next warpgroup's turn
+        if (warp < 4) t2c::bar_arrive(2, 256); else t2c::bar_arrive(1, 256);  // the next warpgroup's turn
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
         // wgmma-turns-sm90a.tl:24: var mnew = max(m, rowmax(s))
@@ -536,7 +536,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
         }
         // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
-        t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
+        if (warp < 4) t2c::bar_sync(1, 256); else t2c::bar_sync(2, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
         t2c::wgmma_fence_operand(s);
         t2c::wgmma_fence();
         #pragma unroll
@@ -552,7 +552,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
         t2c::wgmma_commit();
-        t2c::bar_arrive(1 + (warp / 4 + 1) % 2, 256);  // the next warpgroup's turn
+        if (warp < 4) t2c::bar_arrive(2, 256); else t2c::bar_arrive(1, 256);  // the next warpgroup's turn
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
         // wgmma-turns-sm90a.tl:24: var mnew = max(m, rowmax(s))
@@ -1000,7 +1000,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
         }
         // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
-        t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
+        if (warp < 4) t2c::bar_sync(1, 256); else t2c::bar_sync(2, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
         t2c::wgmma_fence_operand(s);
         t2c::wgmma_fence();
         #pragma unroll
@@ -1008,7 +1008,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           t2c::wgmma_f16<64, 0, 0>(s, t2c::wgmma_desc_at(q_s, 16, 1024, 128, 0, (warp / 4 * 64) * 64 + t2c_k8),
               t2c::wgmma_desc_at(k_s, 16, 1024, 128, (t2c_it0 % 3) * 4096, t2c_k8));
         t2c::wgmma_commit();
-        t2c::bar_arrive(1 + (warp / 4 + 1) % 2, 256);  // the next warpgroup's turn
+        if (warp < 4) t2c::bar_arrive(2, 256); else t2c::bar_arrive(1, 256);  // the next warpgroup's turn
         t2c::wgmma_wait<0>();
         t2c::wgmma_fence_operand(s);
         // wgmma-turns-sm90a.tl:24: var mnew = max(m, rowmax(s))
@@ -1296,7 +1296,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
           s[31] = ((k0 + (t2c_c0 + 57)) < S) ? 0.0f : -t2c::inf<float>();
         }
         // on tensor cores (wgmma.mma_async.m64nNk16): m64n64k16 per warpgroup of 4 warps, A and B from shared memory by descriptors (128- and 128-byte swizzled)
-        t2c::bar_sync(1 + warp / 4, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
+        if (warp < 4) t2c::bar_sync(1, 256); else t2c::bar_sync(2, 256);  // this warpgroup's turn to issue its wgmma (named barrier 1 + its index)
         t2c::wgmma_fence_operand(s);
         t2c::wgmma_fence();
         #pragma unroll
@@ -1312,7 +1312,7 @@ attn2(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[2], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 32 * 64));
         t2c::wgmma_f16_rs<64, 1>(acc, t2c_df1_a[3], t2c::wgmma_desc_at(v__s, 8192, 1024, 128, t2c_df1, 48 * 64));
         t2c::wgmma_commit();
-        t2c::bar_arrive(1 + (warp / 4 + 1) % 2, 256);  // the next warpgroup's turn
+        if (warp < 4) t2c::bar_arrive(2, 256); else t2c::bar_arrive(1, 256);  // the next warpgroup's turn
         t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run
         t2c::wgmma_fence_operand(s);
         // wgmma-turns-sm90a.tl:24: var mnew = max(m, rowmax(s))
