@@ -378,7 +378,6 @@ static int64_t type_elems(const Type *t) {
   return n;
 }
 
-/* The note under a mismatched operand conv: how to convert it to `to`. */
 static const char *widened_sum(const Expr *e, ElemType to);
 
 /* A better fix than to(...) around conv, or NULL: for a sum or scan whose result would
@@ -407,6 +406,7 @@ static const char *conversion_fix(Checker *C, const Expr *conv, ElemType to) {
   return NULL;
 }
 
+/* The note under a mismatched operand conv: how to convert it to `to`. */
 static void convert_note(Checker *C, const Expr *conv, ElemType to, const char *side) {
   const char *fix = conversion_fix(C, conv, to);
   if (fix) {
@@ -811,51 +811,7 @@ static void div_by_zero(Checker *C, const Expr *y, TokenKind op) {
   note_const(C, y);
 }
 
-/* The column slice x is, through elementwise casts and negation: X[a :+ m, j] of a 2-D
- * tensor or tile (a range, then one index), or NULL. */
 static const Expr *under_casts(const Expr *x);
-static const Expr *column_slice(const Expr *x) {
-  x = under_casts(x);
-  if (x->kind != E_INDEX || x->u.index.nidx != 2 || !x->u.index.idx[0].len || x->u.index.idx[1].len) return NULL;
-  return x;
-}
-
-/* A rank-1 column slice against a 2-D tile whose columns it matches: NumPy's rule makes it
- * the row [1, m], so each row of the tile meets the column's m values along it. With a
- * square tile nothing else would say so (a conv's per-channel weights W[d0 :+ 16, 0] times
- * a [16, 16] tile computed the wrong thing silently); with another shape the broadcast
- * fails and its note says the same. */
-static void column_warning(Checker *C, const Expr *r1, const Type *other, Loc at, const char *against) {
-  const Expr *c = column_slice(r1);
-  if (!c || other->rank != 2 || other->dims[0] < 2) return;
-  int m = r1->ty.dims[0];
-  const Expr *base = c->u.index.base;
-  const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
-  diag_warning(C->d, W_COLUMN_ROW, c->loc, "this column of '%s' is rank 1, the row [1, %d], %s %s: each row of it "
-               "meets the column's %d values along the row, not one down the rows", name, m, against,
-               type_str(C, other), m);
-  diag_note(C->d, at, "as a column, slice it with a range: %s[.., j :+ 1] is [%d, 1] (or reshape(.., [%d, 1])); "
-            "-Wno-column-as-row keeps the row", name, m, m);
-}
-
-/* Through elementwise casts and negation: x's slice, or x. */
-static const Expr *under_casts(const Expr *x) {
-  while ((x->kind == E_CALL && x->u.call.cast != T_NONE && x->u.call.nargs == 1) ||
-         (x->kind == E_UNARY && x->u.unary.op == TK_MINUS))
-    x = x->kind == E_CALL ? x->u.call.args[0] : x->u.unary.a;
-  return x;
-}
-
-/* The start of the first (k 0) or second (k 1) range of slice x, or NULL. */
-static const Expr *range_start(const Expr *x, int k) {
-  x = under_casts(x);
-  if (x->kind != E_INDEX) return NULL;
-  for (int i = 0; i < x->u.index.nidx; i++)
-    if (x->u.index.idx[i].len && k-- == 0) return x->u.index.idx[i].start;
-  return NULL;
-}
-
-static bool same_start(const Expr *a, const Expr *b) { return a && b && facts_expr_equal(a, b); }
 
 /* Whether a statement of the kernel assigns to (or through a window of) the var named name. */
 typedef struct Assigned {
@@ -894,25 +850,65 @@ static void var_slice_note(Checker *C, const Sym *var, const Expr *slice) {
   if (var) diag_note(C->d, slice->loc, "'%s' is this slice, declared here", var->name);
 }
 
+/* The column slice x is, through elementwise casts and negation: X[a :+ m, j] of a 2-D
+ * tensor or tile (a range, then one index), or NULL. */
+static const Expr *under_casts(const Expr *x);
+static const Expr *column_slice(const Expr *x) {
+  x = under_casts(x);
+  if (x->kind != E_INDEX || x->u.index.nidx != 2 || !x->u.index.idx[0].len || x->u.index.idx[1].len) return NULL;
+  return x;
+}
+
+/* A rank-1 column slice against a 2-D tile whose columns it matches: NumPy's rule makes it
+ * the row [1, m], so each row of the tile meets the column's m values along it. With a
+ * square tile nothing else would say so (a conv's per-channel weights W[d0 :+ 16, 0] times
+ * a [16, 16] tile computed the wrong thing silently); with another shape the broadcast
+ * fails and its note says the same. */
+static void column_warning(Checker *C, const Expr *r1, const Type *other, Loc at, const char *against) {
+  const Sym *var; /* a var declared as the column: said at the use, and noted at its declaration */
+  const Expr *c = column_slice(slice_of_var(C, r1, &var));
+  if (!c || other->rank != 2 || other->dims[0] < 2) return;
+  int m = r1->ty.dims[0];
+  const Expr *base = c->u.index.base;
+  const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
+  if (var)
+    diag_warning(C->d, W_COLUMN_ROW, under_casts(r1)->loc, "'%s', a column of '%s', is rank 1, the row [1, %d], %s %s: "
+                 "each row of it meets the column's %d values along the row, not one down the rows", var->name, name, m,
+                 against, type_str(C, other), m);
+  else
+    diag_warning(C->d, W_COLUMN_ROW, c->loc, "this column of '%s' is rank 1, the row [1, %d], %s %s: each row of it "
+                 "meets the column's %d values along the row, not one down the rows", name, m, against,
+                 type_str(C, other), m);
+  var_slice_note(C, var, c);
+  diag_note(C->d, at, "as a column, slice it with a range: %s[.., j :+ 1] is [%d, 1] (or reshape(.., [%d, 1])); "
+            "-Wno-column-as-row keeps the row", name, m, m);
+}
+
+/* Through elementwise casts and negation: x's slice, or x. */
+static const Expr *under_casts(const Expr *x) {
+  while ((x->kind == E_CALL && x->u.call.cast != T_NONE && x->u.call.nargs == 1) ||
+         (x->kind == E_UNARY && x->u.unary.op == TK_MINUS))
+    x = x->kind == E_CALL ? x->u.call.args[0] : x->u.unary.a;
+  return x;
+}
+
+/* The start of the first (k 0) or second (k 1) range of slice x, or NULL. */
+static const Expr *range_start(const Expr *x, int k) {
+  x = under_casts(x);
+  if (x->kind != E_INDEX) return NULL;
+  for (int i = 0; i < x->u.index.nidx; i++)
+    if (x->u.index.idx[i].len && k-- == 0) return x->u.index.idx[i].start;
+  return NULL;
+}
+
+static bool same_start(const Expr *a, const Expr *b) { return a && b && facts_expr_equal(a, b); }
+
 static void column_as_row(Checker *C, const Expr *e, const Expr *x, const Expr *y) {
   const Expr *r1 = x->ty.rank == 1 ? x : y->ty.rank == 1 ? y : NULL, *r2 = r1 == x ? y : x;
   if (!r1) return;
   const Sym *var;
   const Expr *s = slice_of_var(C, r1, &var);
   if (column_slice(s)) {
-    if (var) {
-      const Expr *c = column_slice(s), *base = c->u.index.base;
-      int m = r1->ty.dims[0];
-      if (r2->ty.rank != 2 || r2->ty.dims[0] < 2) return;
-      const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
-      diag_warning(C->d, W_COLUMN_ROW, under_casts(r1)->loc, "'%s', a column of '%s', is rank 1, the row [1, %d], "
-                   "against %s: each row of it meets the column's %d values along the row, not one down the rows",
-                   var->name, name, m, type_str(C, &r2->ty), m);
-      var_slice_note(C, var, c);
-      diag_note(C->d, e->loc, "as a column, slice it with a range: %s[.., j :+ 1] is [%d, 1] (or reshape(.., [%d, 1])); "
-                "-Wno-column-as-row keeps the row", name, m, m);
-      return;
-    }
     column_warning(C, r1, &r2->ty, e->loc, "against");
     return;
   }
@@ -3468,7 +3464,8 @@ static void dead_vars(Checker *C, Block *b) {
 
 /* The ctx.block coordinates x depends on (bit a: axis a), through vars and loop
  * variables to what they are declared as; ~0u when that cannot be told (a var
- * assigned again, one declared without a value, a chain too long). */
+ * assigned again, one declared without a value, a chain too long). After
+ * facts_mark_reassigned (the whole body checked: every name resolved). */
 static unsigned block_deps(Checker *C, const Expr *x, int depth) {
   if (!x || depth > 24) return x ? ~0u : 0;
   switch (x->kind) {
@@ -3488,9 +3485,7 @@ static unsigned block_deps(Checker *C, const Expr *x, int depth) {
     } else if (d->kind != S_VAR || !d->u.decl.init) {
       m = ~0u;
     } else {
-      Assigned a = {y->name, false};
-      facts_walk_stmts(&C->k->body, assigned_stmt, &a);
-      m = a.found ? ~0u : block_deps(C, d->u.decl.init, depth + 1);
+      m = y->reassigned ? ~0u : block_deps(C, d->u.decl.init, depth + 1);
     }
     vec_push(C->a, &C->dep_syms, (void *)y);
     vec_push(C->a, &C->dep_vals, (void *)(uintptr_t)m);
@@ -3604,7 +3599,10 @@ static void check_kernel(Checker *C, Kernel *k) {
   if (!C->d->errors) dead_vars(C, &k->body);
   if (!C->d->errors) unused_tensors(C, k);
   C->dep_syms.len = C->dep_vals.len = 0;
-  if (!C->d->errors) block_races(C, &k->body, 0);
+  if (!C->d->errors) {
+    facts_mark_reassigned(&k->body);
+    block_races(C, &k->body, 0);
+  }
   pop_scope(C);
   C->ki->cnames = C->cnames;
 }

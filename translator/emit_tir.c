@@ -2427,12 +2427,13 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
     line(P, "      %s);", wg_desc(P, op->buf2, b, op->btrans));
   }
   line(P, "t2c::wgmma_commit();");
-  if (op->dop && !P->peeled) {
+  bool deferred = op->dop && !P->peeled; /* the iteration before deferred a dot into this one */
+  if (deferred) {
     issue_deferred(P, op->dop, false);
     line(P, "t2c::wgmma_commit();");
   }
   turn_pass(P, op);
-  if (op->dop && !P->peeled) {
+  if (deferred) {
     line(P, "t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run");
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
   } else if (op->pending) {
