@@ -863,12 +863,15 @@ static const Expr *column_slice(const Expr *x) {
  * the row [1, m], so each row of the tile meets the column's m values along it. With a
  * square tile nothing else would say so (a conv's per-channel weights W[d0 :+ 16, 0] times
  * a [16, 16] tile computed the wrong thing silently); with another shape the broadcast
- * fails and its note says the same. */
+ * fails and its note says the same, and with m columns but not m rows the row is the
+ * only reading that broadcasts: no warning. */
 static void column_warning(Checker *C, const Expr *r1, const Type *other, Loc at, const char *against) {
   const Sym *var; /* a var declared as the column: said at the use, and noted at its declaration */
   const Expr *c = column_slice(slice_of_var(C, r1, &var));
-  if (!c || other->rank != 2 || other->dims[0] < 2) return;
   int m = r1->ty.dims[0];
+  /* rows other than the column's length: as a column it would not broadcast, so the row
+   * is what the program can mean (depthwise weights W[c0 :+ 128, j] times a [64, 128] tile) */
+  if (!c || other->rank != 2 || other->dims[0] < 2 || other->dims[0] != m) return;
   const Expr *base = c->u.index.base;
   const char *name = base->kind == E_IDENT ? base->u.ident.name : "..";
   if (var)
@@ -2846,6 +2849,12 @@ static void check_tensor_param(Checker *C, Param *p, Sym *y) {
   TypeRef *tr = p->type;
   if (tr->ndims < 1 || tr->ndims > 4) {
     diag_error(C->d, tr->loc, "a tensor has 1 to 4 dims, not %d", tr->ndims);
+    /* its size names are known, poisoned: a use (@grid(NC)) says nothing more */
+    for (int i = 0; i < tr->ndims; i++) {
+      const Expr *d = tr->dims[i];
+      if (d->kind == E_IDENT && !lookup(C, d->u.ident.name) && !name_builtin(d->u.ident.name) && !size_sym(C, (Expr *)d))
+        poison(C, d->u.ident.name, d->loc);
+    }
     return;
   }
   y->trank = tr->ndims;

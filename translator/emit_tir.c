@@ -1839,6 +1839,20 @@ static void spill_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   const char *m = tile_mask(P, at), *g = replica_guard(P, at.lay);
   if (g) m = m ? F("%s && %s", g, m) : g;
   const char *r = row_of(P, at), *c = col_of(P, at);
+  if (op->has_win) /* into the window of another tile's home (layout.c forward_windows) */
+    for (int d = 0; d < 2; d++) {
+      const char **x = d ? &c : &r;
+      if (!op->win[d]) continue;
+      const char *a = strip(P, ex(P, op->win[d], T_I32, NULL));
+      int64_t k;
+      if (strcmp(a, "0") == 0) continue;
+      *x = strcmp(*x, "0") == 0 ? a : F("%s + %s", *x, paren(P, a));
+      int n = d ? f->cols : f->rows;
+      /* a start computed at run time: what falls outside the tile is not written */
+      if (check_const_int(op->win[d], &k) && k >= 0 && k + op->win_len[d] <= n) continue;
+      const char *in = facts_nonneg(op->win[d]) ? F("%s < %d", *x, n) : F("%s >= 0 && %s < %d", paren(P, *x), paren(P, *x), n);
+      m = m ? F("%s && %s", m, in) : in;
+    }
   const char *h = half_of(P, op->buf);
   if (f->trans) { /* element (r, c) at c * pitch + r */
     const char *t = r;
@@ -1913,6 +1927,8 @@ static void print_spill(Printer *P, const TirOp *op) {
   int runs = l->vec; /* 16 bytes at most an access */
   while (runs > 1 && runs * elem_bytes[f->elem] > 16) runs /= 2;
   if (f->trans || l->kind != LY_BLOCKED || f->pitch % runs || col_padded(l)) runs = 1;
+  int64_t b0 = 0;
+  if (op->has_win && op->win[1] && !(check_const_int(op->win[1], &b0) && b0 % runs == 0)) runs = 1;
   each_elem(P, op, l, runs, spill_elem, &runs);
   if (f->cm8) line(P, "t2c::fence_proxy_async();  // wgmma reads %s through the async proxy", f->cname);
 }
@@ -3365,8 +3381,8 @@ static const char *summary(Printer *P) {
     if (v->inlined)
       buf_printf(&b, "//   %s: never held, computed in the indices of the loads issued ahead\n", v->sym->name);
     else if (v->home)
-      buf_printf(&b, "//   %s: shared, in %s, too large for registers (%s, %d x %s per thread)\n", v->sym->name,
-                 P->K->bufs[v->home - 1].cname, layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
+      buf_printf(&b, "//   %s: shared, in %s, %s (%s, %d x %s per thread)\n", v->sym->name, P->K->bufs[v->home - 1].cname,
+                 v->win_home ? "written a window at a time from another layout" : "too large for registers", layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
     else
       buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
                  elem_names[v->elem], layout_str(P->a, v->layout));

@@ -9,8 +9,8 @@
  * (sm_90 on, plain sm_90 included) writes a staged epilogue's 16-bit
  * accumulator (layout.c). A float atomic_add updates runs of a thread's
  * elements in one instruction where the path has them (atom_vec_bytes: f16x2
- * and bf16x2 pairs from sm_80, f32 pairs and quads from sm_90; each element is
- * still updated atomically on its own). Rows are in order of
+ * and bf16x2 pairs from sm_80, f32 pairs and quads and 16-bit runs of 4 and 8 from
+ * sm_90; each element is still updated atomically on its own). Rows are in order of
  * min_sm; a target takes the last row it reaches.
  */
 #include <string.h>

@@ -1323,6 +1323,51 @@ static bool make_home(TirKernel *K, TirVar *v, const char *why) {
   return true;
 }
 
+/* A window write that lower.c forwarded (TirOp.fwd: y[a :+ m, b :+ n] = e, e's value
+ * t spilled to its copy and read whole there at the window's coordinates): where y
+ * may live in shared memory (home_ok) and has no copy of its own, t's copy becomes
+ * y's copy and home, t's spill writes t's elements into the window of it in t's
+ * layout (TO_SPILL.has_win, at other threads' elements of y: sync.c orders it against
+ * y's readers), and the window write goes. A selective scan's step writes the state
+ * times c where the state is, with no copy of it and no barrier; y is stored from
+ * shared memory after the loop, after one barrier. */
+static void forward_windows(TirKernel *K, TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *w = b->ops.items[i];
+    forward_windows(K, &w->body);
+    forward_windows(K, &w->els);
+    if (w->kind != TO_ASSIGN || !w->fwd || !w->has_win) continue;
+    TirOp *s = NULL;
+    for (int j = i - 1; j >= 0 && !s; j--) {
+      TirOp *o = b->ops.items[j];
+      if (o->kind == TO_SPILL && o->dst == w->fwd) s = o;
+    }
+    TirVar *y = w->dst;
+    if (!s || plain_copy(K, y) >= 0 || !home_ok(K, y, NULL)) continue;
+    TirBuf *f = &K->bufs[s->buf];
+    if (f->spill_of != w->fwd || f->trans || f->operand || f->stages || f->cm8) continue;
+    f->spill_of = y;
+    f->rows = y->rows;
+    f->cols = y->cols;
+    f->pitch = y->cols + 1;
+    f->cname = arena_printf(K->a, "%s_s", y->cname);
+    for (int k = 0, n = 2; k < K->nbufs; k++)
+      if (&K->bufs[k] != f && strcmp(K->bufs[k].cname, f->cname) == 0) {
+        f->cname = arena_printf(K->a, "%s_s%d", y->cname, n++);
+        k = -1;
+      }
+    make_home(K, y, "it is written a window at a time in a loop from values in another layout, which write it in place");
+    f->what = arena_printf(K->a, "%s, written a window at a time", y->sym ? y->sym->name : y->what);
+    y->win_home = true;
+    s->has_win = true;
+    s->win[0] = w->win[0];
+    s->win[1] = w->win[1];
+    s->win_len[0] = w->win_len[0];
+    s->win_len[1] = w->win_len[1];
+    tir_drop_op(&b->ops, i--);
+  }
+}
+
 typedef struct Own {
   TirOp *op;
   bool overflow;
@@ -1708,6 +1753,7 @@ static bool place_values(TirKernel *K, const char **why) {
     any = true;
   }
   thread_pressure(K);
+  for (int i = 0; i < K->vars.len && !any; i++) any = ((TirVar *)K->vars.items[i])->home; /* forward_windows' */
   if (!any) return true;
   drop_home_spills(K, &K->body);
   Own o = {NULL, false};
@@ -2210,7 +2256,7 @@ static bool gather_run(TirKernel *K, const TirOp *op, const Expr **first) {
  * instruction and go element by element. */
 static int atomic_run(const TirKernel *K, int atomic, ElemType e, int vec) {
   if (atomic != B_ATOMIC_ADD) return 1;
-  int bytes = K->hw->atom_vec_bytes, most = e == T_F32 && bytes >= 8 ? bytes / 4 : (e == T_F16 || e == T_BF16) && bytes >= 4 ? 2 : 1;
+  int bytes = K->hw->atom_vec_bytes, most = e == T_F32 && bytes >= 8 ? bytes / 4 : (e == T_F16 || e == T_BF16) && bytes >= 4 ? bytes / 2 : 1;
   while (vec > most) vec /= 2;
   return vec;
 }
@@ -3883,6 +3929,7 @@ bool layout_assign(TirKernel *K, const char **why) {
     *why = "too many shared copies";
     return false;
   }
+  forward_windows(K, &K->body);
   carry_reductions(K);
   arg_values(K, &K->body);
   if (!add_scratch(K, &K->body, 0)) {

@@ -1312,6 +1312,107 @@ static void copy_leaves(Leaves *lv, Expr *x) {
   }
 }
 
+/* A window write y[a :+ m, b :+ n] = e in a loop, e of the window's shape and reading
+ * a tile var that the loop writes (a selective scan's state h, one column of the chunk's
+ * outputs a step: y[0 :+ BD, t :+ 1] = h * c[0 :+ BD, t :+ 1]), y written nowhere else:
+ * e becomes a value of its own, computed where its operands are, and the window write
+ * reads that value through its copy. layout.c (forward_windows) then makes the copy
+ * y's shared home, where the value's threads write it in place: the step's copy of h
+ * and the barrier before y's threads read it go, and y is read (stored) from shared
+ * memory after the loop. Not under thread-dependent control, nor for e a reduction's
+ * result or a tensor's slice (window_in_place, window_load: read where they are), nor
+ * where y is read through a window or an element (its copy: a stencil's rows). */
+typedef struct WinWrites {
+  const Sym *y;
+  int n;       /* statements that write y */
+  bool window; /* y read through a window or an element (its copy: no home of its own) */
+} WinWrites;
+
+static bool indexes(const Expr *x, const Sym *y) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_UNARY: return indexes(x->u.unary.a, y);
+  case E_BINARY: return indexes(x->u.binary.a, y) || indexes(x->u.binary.b, y);
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (indexes(x->u.call.args[i], y)) return true;
+    return false;
+  case E_INDEX:
+    if (x->u.index.base->kind == E_IDENT && x->u.index.base->u.ident.sym == y) return true;
+    for (int i = 0; i < x->u.index.nidx; i++)
+      if (indexes(x->u.index.idx[i].start, y)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static void win_writes_stmt(Stmt *s, void *ctx) {
+  WinWrites *w = ctx;
+  switch (s->kind) {
+  case S_VAR: case S_CONST: w->window |= indexes(s->u.decl.init, w->y); return;
+  case S_IF: w->window |= indexes(s->u.iff.cond, w->y); return;
+  case S_WHILE: w->window |= indexes(s->u.whil.cond, w->y); return;
+  case S_FOR: w->window |= indexes(s->u.forr.lo, w->y) || indexes(s->u.forr.hi, w->y) || indexes(s->u.forr.step, w->y); return;
+  case S_ASSIGN: break;
+  default: return;
+  }
+  const Expr *l = s->u.assign.lhs;
+  w->n += (l->kind == E_IDENT ? l->u.ident.sym : l->u.index.base->u.ident.sym) == w->y;
+  w->window |= indexes(s->u.assign.rhs, w->y);
+  if (l->kind == E_INDEX)
+    for (int i = 0; i < l->u.index.nidx; i++) w->window |= indexes(l->u.index.idx[i].start, w->y);
+}
+
+static bool written_in(Stmt *loop, const Sym *y) {
+  Writes w = {y, false};
+  facts_walk_stmts(loop->kind == S_WHILE ? &loop->u.whil.body : &loop->u.forr.body, writes_stmt, &w);
+  return w.any;
+}
+
+/* Whether x names a tile var other than y that loop writes. */
+static bool loop_leaf(const Expr *x, const Sym *y, Stmt *loop) {
+  if (!x) return false;
+  switch (x->kind) {
+  case E_IDENT: return x->u.ident.sym && x->u.ident.sym != y && x->u.ident.sym->kind == SY_VAR &&
+                       x->u.ident.sym->ty.rank > 0 && written_in(loop, x->u.ident.sym);
+  case E_UNARY: return loop_leaf(x->u.unary.a, y, loop);
+  case E_BINARY: return loop_leaf(x->u.binary.a, y, loop) || loop_leaf(x->u.binary.b, y, loop);
+  case E_CALL:
+    if (builtin_class[x->u.call.builtin] == BC_RED || x->u.call.builtin == B_TRANSPOSE || x->u.call.builtin == B_DOT)
+      return false; /* read at other elements anyway */
+    for (int i = 0; i < x->u.call.nargs; i++)
+      if (loop_leaf(x->u.call.args[i], y, loop)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+static bool forwardable(Lower *L, Stmt *s, const TirVar *v, const int len[2]) {
+  const Expr *rhs = s->u.assign.rhs;
+  const Sym *y = v->sym;
+  if (s->u.assign.op != TK_ASSIGN || L->td || !L->loops || !y || y->place == PL_REGISTER || v->rank != 2 ||
+      v->rows < 2 || v->cols < 2 || rhs->ty.rank != 2 || rhs->ty.dims[0] != len[0] || rhs->ty.dims[1] != len[1] ||
+      names(rhs, y))
+    return false;
+  Stmt *loop = ((TirOp *)L->loops_op.items[L->loops_op.len - 1])->stmt;
+  if (!loop_leaf(rhs, y, loop)) return false;
+  WinWrites w = {y, 0, false};
+  facts_walk_stmts(&L->K->k->body, win_writes_stmt, &w);
+  return w.n == 1 && !w.window;
+}
+
+/* The forwarded window write's value (forwardable): e, hoisted, computed into a value
+ * of its own, of y's element type (NULL: e is a value already, hoisted or read). */
+static TirVar *temp_of_window(Lower *L, TirBlock *b, Expr *rhs, const TirVar *y, const int len[2]) {
+  if (tir_hoisted(L->K, rhs) || tir_read(L->K, rhs)) return NULL;
+  Expr *e = NEW(L->K->a, Expr);
+  *e = *rhs; /* the value's own node: rhs itself stands for the value, read through its copy */
+  TirVar *t = temp_of(L, b, e, y->elem, 2, len[0], len[1],
+                      arena_printf(L->K->a, "the value written into %s at line %d", y->sym->name, rhs->loc.line));
+  map_value(L, rhs, t);
+  return t;
+}
+
 /* Whether x reads tile var y through the window lhs writes, index for index
  * (the same starts, the same lengths, a range where lhs has one). */
 static bool same_window(const Expr *x, const Expr *lhs) {
@@ -1379,6 +1480,7 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
   if (whole) return lower_tile_assign(L, b, v, s->u.assign.op, rhs);
   own_window_reads(L, lhs, v, rhs);
   if (!hoist(L, b, rhs)) return false;
+  TirVar *fwd = forwardable(L, s, v, len) ? temp_of_window(L, b, rhs, v, len) : NULL;
   Leaves lv = {L, b, true, v, {start[0], start[1]}, {len[0], len[1]}, {0}};
   copy_leaves(&lv, rhs);
   if (!lv.ok) return false;
@@ -1394,6 +1496,7 @@ static bool lower_window_write(Lower *L, TirBlock *b, Stmt *s) {
   o->win[1] = start[1];
   o->win_len[0] = len[0];
   o->win_len[1] = len[1];
+  o->fwd = fwd;
   return true;
 }
 

@@ -631,7 +631,8 @@ typedef struct HwPath {
   bool arch_a;           /* only for architecture-specific targets (sm_90a: the config's arch_suffix "a") */
   bool stmatrix;         /* stmatrix.sync.aligned.m8n8 (sm_90 on): 16-bit accumulators to shared memory */
   int atom_vec_bytes;    /* widest float atomic_add of one thread: 4, f16x2 and bf16x2 pairs (sm_80 on);
-                          * 16, f32 runs of 2 and 4 as well (sm_90 on: red.global.v2/v4.f32); 0, one element */
+                          * 16, f32 runs of 2 and 4 and 16-bit runs of 4 and 8 as well (sm_90 on:
+                          * red.global.v2/v4.f32, .v2/.v4.f16x2 and .bf16x2); 0, one element */
 } HwPath;
 const HwPath *hw_path(const TargetConfig *t);
 
@@ -723,8 +724,10 @@ typedef struct TirVar {
                             it together with such a value */
   /* layout.c: too large for registers, it lives in its shared copy bufs[home - 1]
    * (0: in registers): each op reads and writes the thread's own elements
-   * there (TirAccess.own), and the copy needs no spill. */
+   * there (TirAccess.own), and the copy needs no spill. Or written a window at a
+   * time from values in another layout (win_home: layout.c forward_windows). */
   int home;
+  bool win_home;
   const char *home_why;  /* why it is not in registers (--explain) */
   /* layout.c: never held at all: a load's value (this TO_LOAD, which prints
    * nothing) that its one reader, an op of the same statement and layout,
@@ -764,7 +767,9 @@ typedef enum TirOpKind {
                        of a line by the TO_SCRATCH_* that follow, when a line spans warps */
   TO_STORE,         /* slice op= expr, in lay; a slice of no kept dims is one element (thread 0 stores
                        it, or every thread that reaches it under thread-dependent control: td) */
-  TO_SPILL,         /* buf = dst: every thread writes its elements of dst to dst's shared copy */
+  TO_SPILL,         /* buf = dst: every thread writes its elements of dst to dst's shared copy
+                       (has_win: to the window win of another tile's shared home, layout.c
+                       forward_windows) */
   TO_COLREDUCE,     /* dst = red over the rows of buf (a spilled value), one column per element */
   TO_SUM,           /* dst (a scalar) = sum of expr over lay: in-thread, the warp, then buf[warp] */
   TO_DOT,           /* dst op= dot(A, B) on the matrix unit (hw.c), dst in an mma layout: A is src's
@@ -870,6 +875,9 @@ typedef struct TirOp {
   bool has_win;          /* only elements inside the window are written; e reads at
                             coordinates relative to the window, its values through shared copies
                             (a reduction's result held by the writing threads: in place, lower.c) */
+  TirVar *fwd;           /* a window write whose value lower.c made a value of its own (the window's
+                            shape), read whole through that value's copy: layout.c may make the copy
+                            the tile's shared home and the value's spill the write (forward_windows) */
   int atomic;            /* TO_STORE: B_ATOMIC_* (each element updated atomically), or 0 */
   bool td;               /* TO_STORE of one element, TO_IF/TO_FOR/TO_WHILE: under (or
                             opening) thread-dependent control, where no barrier may go */

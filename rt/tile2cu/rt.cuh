@@ -657,17 +657,28 @@ T2C_DEVICE void atomic_add(unsigned *p, unsigned v) { atomicAdd(p, v); }
 T2C_DEVICE void atomic_add(long long *p, long long v) {  // two's complement: the same bits
   atomicAdd(reinterpret_cast<unsigned long long *>(p), static_cast<unsigned long long>(v));
 }
+// f16 (sm_70 on) and bf16 (sm_90 on): red.global.add.noftz, which returns nothing
+// (atomicAdd took a returning ATOM, and for bf16 a compare-and-swap loop through a
+// generic address). The hardware has no 16-bit atomic of one element: ptxas makes a
+// compare-and-swap loop on its word of the scalar form, but a global one.
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-T2C_DEVICE void atomic_add(__half *p, __half v) { atomicAdd(p, v); }
+T2C_DEVICE void atomic_add(__half *p, __half v) {
+  asm volatile("red.global.add.noftz.f16 [%0], %1;" ::"l"(p), "h"(__half_as_ushort(v)) : "memory");
+}
 #endif
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+T2C_DEVICE void atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) {
+  asm volatile("red.global.add.noftz.bf16 [%0], %1;" ::"l"(p), "h"(__bfloat16_as_ushort(v)) : "memory");
+}
+#elif __CUDA_ARCH__ >= 800
 T2C_DEVICE void atomic_add(__nv_bfloat16 *p, __nv_bfloat16 v) { atomicAdd(p, v); }
 #endif
 // A thread's run of a float atomic_add in one update of its elements (each element
-// atomic on its own; layout.c atomic_run chooses where): f16 and bf16 pairs
-// (atomicAdd of __half2, sm_60 on, and __nv_bfloat162, sm_80 on); f32 pairs and
-// quads (float2 and float4: red.global.v2/v4.f32, sm_90 on). p is aligned to the
-// run (the kernel's fast body tests it).
+// atomic on its own; layout.c atomic_run chooses where): f16 pairs (sm_70 on) and bf16
+// pairs (sm_80 on, atomicAdd of __nv_bfloat162 before sm_90), and 16-bit runs of 4 and 8
+// (red.global.add.noftz.v2/v4.f16x2 and .bf16x2, sm_90 on: one instruction for 16
+// bytes); f32 pairs and quads (float2 and float4: red.global.v2/v4.f32, sm_90 on).
+// p is aligned to the run (the kernel's fast body tests it).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 template <int N> T2C_DEVICE void atomic_add_vec(float *p, const Vec<float, N> &w) {
   static_assert(N == 2 || N == 4, "f32 atomic runs are of 2 or 4");
@@ -676,14 +687,37 @@ template <int N> T2C_DEVICE void atomic_add_vec(float *p, const Vec<float, N> &w
 }
 #endif
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-template <int N> T2C_DEVICE void atomic_add_vec(__half *p, const Vec<__half, N> &w) {
-  static_assert(N == 2, "f16 atomic runs are pairs");
-  atomicAdd(reinterpret_cast<__half2 *>(p), __halves2half2(w.v[0], w.v[1]));
-}
+// runs of 2, 4 or 8 16-bit floats (T __half or __nv_bfloat16), as 1, 2 or 4 packed words
+template <int N, typename T> T2C_DEVICE void red_add_16_(T *p, const Vec<T, N> &w) {
+  static_assert(N == 2 || N == 4 || N == 8, "16-bit atomic runs are of 2, 4 or 8");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  static_assert(N == 2 && std::is_same<T, __half>::value, "before sm_90, 16-bit atomic runs are f16 pairs");
 #endif
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  VecWords_<T, N> x;
+  x.v = w;
+  constexpr bool h = std::is_same<T, __half>::value;
+  if constexpr (N == 2) {
+    if constexpr (h) asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
+    else asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
+  } else if constexpr (N == 4) {
+    if constexpr (h) asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
+    else asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
+  } else {
+    if constexpr (h)
+      asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]),
+                   "r"(x.u[2]), "r"(x.u[3]) : "memory");
+    else
+      asm volatile("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]),
+                   "r"(x.u[2]), "r"(x.u[3]) : "memory");
+  }
+}
+template <int N> T2C_DEVICE void atomic_add_vec(__half *p, const Vec<__half, N> &w) { red_add_16_(p, w); }
+#endif
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) { red_add_16_(p, w); }
+#elif __CUDA_ARCH__ >= 800
 template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) {
-  static_assert(N == 2, "bf16 atomic runs are pairs");
+  static_assert(N == 2, "bf16 atomic runs are pairs before sm_90");
   atomicAdd(reinterpret_cast<__nv_bfloat162 *>(p), __halves2bfloat162(w.v[0], w.v[1]));
 }
 #endif

@@ -2,13 +2,13 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel atomic_runs (atomic-runs.tl:7): 256 threads
+// kernel atomic_runs (atomic-runs.tl:8): 256 threads
 //   layout L1: [32, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 16 per thread
 //   layout L2: [8, 128], runs of 4, lanes 1 x 32, warps 8 x 1: 4 per thread
 //   layout L3: [16, 128], runs of 8, lanes 2 x 16, warps 8 x 1: 8 per thread
 //   acc: registers, 8 x f32 per thread (slice(L1, dim 0))
-//   t2c_red0: shared, f32[8, 128], 4096 bytes (partials of colsum at line 11, one row per warp)
-//   16- and 4-byte accesses when N % 4 == 0, DY is 16-byte aligned, DB is 16-byte aligned, H is 4-byte aligned; otherwise single elements
+//   t2c_red0: shared, f32[8, 128], 4096 bytes (partials of colsum at line 12, one row per warp)
+//   16- and 8-byte accesses when N % 4 == 0, DY is 16-byte aligned, DB is 16-byte aligned, H is 8-byte aligned; otherwise single elements
 //   shared memory: 4096 bytes; barriers: 1
 extern "C" __global__ void
 atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__restrict__ H, float *__restrict__ MX, int M, int N)
@@ -18,12 +18,12 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp, t2c_c2 = lane * 4;  // L2: this thread's first row and column
-  // the fast body moves runs of 16 or 4 bytes; the general one, single elements
-  const bool t2c_fast = N % 4 == 0 && t2c::aligned(DY, 16) && t2c::aligned(DB, 16) && t2c::aligned(H, 4);
+  // the fast body moves runs of 16 or 8 bytes; the general one, single elements
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(DY, 16) && t2c::aligned(DB, 16) && t2c::aligned(H, 8);
   if (t2c_fast) {
-    // atomic-runs.tl:8: var n0 = ctx.block.x * 128
+    // atomic-runs.tl:9: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
-    // atomic-runs.tl:9: var acc: tile<f32>[1, 128] = 0.0
+    // atomic-runs.tl:10: var acc: tile<f32>[1, 128] = 0.0
     float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -33,7 +33,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 11, folded across threads once, after the loop
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 12, folded across threads once, after the loop
     float t2c_p4[8];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
@@ -43,9 +43,9 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     t2c_p4[5] = -0.0f;
     t2c_p4[6] = -0.0f;
     t2c_p4[7] = -0.0f;
-    // atomic-runs.tl:10: for m0 in range(ctx.block.y * 32, M, 128) {
+    // atomic-runs.tl:11: for m0 in range(ctx.block.y * 32, M, 128) {
     for (int m0 = (int)blockIdx.y * 32; m0 < M; m0 += 128) {
-      // atomic-runs.tl:11: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
+      // atomic-runs.tl:12: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
       float t2c_v2[16];
       if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) {
         const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(DY + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1));
@@ -112,7 +112,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
       t2c_p4[6] = t2c_p4[6] + t2c_v2[14];
       t2c_p4[7] = t2c_p4[7] + t2c_v2[15];
     }
-    // atomic-runs.tl:11: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
+    // atomic-runs.tl:12: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
     // t2c_p4, carried across the loop above, folded across threads once
     float t2c_v3[8];
     t2c_v3[0] = t2c_p4[0];
@@ -133,7 +133,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     t2c_v3[7] = t2c::fold_sum<2, 16>(t2c_v3[7]);
     if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    __syncthreads();  // t2c_red0: written at line 11, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
       t2c_v3[0] = t2c_s4.v[0];
@@ -226,10 +226,10 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     acc[5] += t2c_v3[5];
     acc[6] += t2c_v3[6];
     acc[7] += t2c_v3[7];
-    // atomic-runs.tl:13: atomic_add(DB[0 :+ 1, n0 :+ 128], acc)
+    // atomic-runs.tl:14: atomic_add(DB[0 :+ 1, n0 :+ 128], acc)
     if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::atomic_add_vec<4>(DB + n0 + t2c_c1, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 4) < N) t2c::atomic_add_vec<4>(DB + n0 + t2c_c1 + 4, t2c::Vec<float, 4>{{acc[4], acc[5], acc[6], acc[7]}});
-    // atomic-runs.tl:14: atomic_max(MX[0 :+ 1, n0 :+ 128], acc)
+    // atomic-runs.tl:15: atomic_max(MX[0 :+ 1, n0 :+ 128], acc)
     if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::atomic_max(MX + (n0 + t2c_c1), acc[0]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 1) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 1), acc[1]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 2) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 2), acc[2]);
@@ -238,7 +238,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 5) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 5), acc[5]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 6) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 6), acc[6]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 7) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 7), acc[7]);
-    // atomic-runs.tl:15: atomic_add(H[ctx.block.y * 8 :+ 8, n0 :+ 128], f16(DY[ctx.block.y * 8 :+ 8, n0 :+ 128]))
+    // atomic-runs.tl:16: atomic_add(H[ctx.block.y * 8 :+ 8, n0 :+ 128], f16(DY[ctx.block.y * 8 :+ 8, n0 :+ 128]))
     float t2c_v4[4];
     if (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2) < N) {
       const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(DY + ((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2));
@@ -252,12 +252,11 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
       t2c_v4[2] = 0.0f;
       t2c_v4[3] = 0.0f;
     }
-    if (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2) < N) t2c::atomic_add_vec<2>(H + ((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2), t2c::Vec<__half, 2>{{t2c::cvt<__half>(t2c_v4[0]), t2c::cvt<__half>(t2c_v4[1])}});
-    if (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2 + 2) < N) t2c::atomic_add_vec<2>(H + ((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2 + 2), t2c::Vec<__half, 2>{{t2c::cvt<__half>(t2c_v4[2]), t2c::cvt<__half>(t2c_v4[3])}});
+    if (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2) < N) t2c::atomic_add_vec<4>(H + ((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2), t2c::Vec<__half, 4>{{t2c::cvt<__half>(t2c_v4[0]), t2c::cvt<__half>(t2c_v4[1]), t2c::cvt<__half>(t2c_v4[2]), t2c::cvt<__half>(t2c_v4[3])}});
   } else {
-    // atomic-runs.tl:8: var n0 = ctx.block.x * 128
+    // atomic-runs.tl:9: var n0 = ctx.block.x * 128
     int n0 = (int)blockIdx.x * 128;
-    // atomic-runs.tl:9: var acc: tile<f32>[1, 128] = 0.0
+    // atomic-runs.tl:10: var acc: tile<f32>[1, 128] = 0.0
     float acc[8];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -267,7 +266,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     acc[5] = 0.0f;
     acc[6] = 0.0f;
     acc[7] = 0.0f;
-    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 11, folded across threads once, after the loop
+    // t2c_p4: this thread's own fold of its elements of each column of the colsum at line 12, folded across threads once, after the loop
     float t2c_p4[8];
     t2c_p4[0] = -0.0f;
     t2c_p4[1] = -0.0f;
@@ -277,9 +276,9 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     t2c_p4[5] = -0.0f;
     t2c_p4[6] = -0.0f;
     t2c_p4[7] = -0.0f;
-    // atomic-runs.tl:10: for m0 in range(ctx.block.y * 32, M, 128) {
+    // atomic-runs.tl:11: for m0 in range(ctx.block.y * 32, M, 128) {
     for (int m0 = (int)blockIdx.y * 32; m0 < M; m0 += 128) {
-      // atomic-runs.tl:11: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
+      // atomic-runs.tl:12: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
       float t2c_v2[16];
       t2c_v2[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? DY[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : 0.0f);
       t2c_v2[1] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N ? DY[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : 0.0f);
@@ -314,7 +313,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
       t2c_p4[6] = t2c_p4[6] + t2c_v2[14];
       t2c_p4[7] = t2c_p4[7] + t2c_v2[15];
     }
-    // atomic-runs.tl:11: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
+    // atomic-runs.tl:12: acc += colsum(DY[m0 :+ 32, n0 :+ 128])
     // t2c_p4, carried across the loop above, folded across threads once
     float t2c_v3[8];
     t2c_v3[0] = t2c_p4[0];
@@ -335,7 +334,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     t2c_v3[7] = t2c::fold_sum<2, 16>(t2c_v3[7]);
     if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1], t2c::Vec<float, 4>{{t2c_v3[0], t2c_v3[1], t2c_v3[2], t2c_v3[3]}});
     if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v3[4], t2c_v3[5], t2c_v3[6], t2c_v3[7]}});
-    __syncthreads();  // t2c_red0: written at line 11, read here by other threads
+    __syncthreads();  // t2c_red0: written at line 12, read here by other threads
     {
       t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
       t2c_v3[0] = t2c_s7.v[0];
@@ -428,7 +427,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     acc[5] += t2c_v3[5];
     acc[6] += t2c_v3[6];
     acc[7] += t2c_v3[7];
-    // atomic-runs.tl:13: atomic_add(DB[0 :+ 1, n0 :+ 128], acc)
+    // atomic-runs.tl:14: atomic_add(DB[0 :+ 1, n0 :+ 128], acc)
     if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::atomic_add(DB + (n0 + t2c_c1), acc[0]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 1) < N) t2c::atomic_add(DB + (n0 + t2c_c1 + 1), acc[1]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 2) < N) t2c::atomic_add(DB + (n0 + t2c_c1 + 2), acc[2]);
@@ -437,7 +436,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 5) < N) t2c::atomic_add(DB + (n0 + t2c_c1 + 5), acc[5]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 6) < N) t2c::atomic_add(DB + (n0 + t2c_c1 + 6), acc[6]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 7) < N) t2c::atomic_add(DB + (n0 + t2c_c1 + 7), acc[7]);
-    // atomic-runs.tl:14: atomic_max(MX[0 :+ 1, n0 :+ 128], acc)
+    // atomic-runs.tl:15: atomic_max(MX[0 :+ 1, n0 :+ 128], acc)
     if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::atomic_max(MX + (n0 + t2c_c1), acc[0]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 1) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 1), acc[1]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 2) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 2), acc[2]);
@@ -446,7 +445,7 @@ atomic_runs(const float *__restrict__ DY, float *__restrict__ DB, __half *__rest
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 5) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 5), acc[5]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 6) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 6), acc[6]);
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 7) < N) t2c::atomic_max(MX + (n0 + t2c_c1 + 7), acc[7]);
-    // atomic-runs.tl:15: atomic_add(H[ctx.block.y * 8 :+ 8, n0 :+ 128], f16(DY[ctx.block.y * 8 :+ 8, n0 :+ 128]))
+    // atomic-runs.tl:16: atomic_add(H[ctx.block.y * 8 :+ 8, n0 :+ 128], f16(DY[ctx.block.y * 8 :+ 8, n0 :+ 128]))
     float t2c_v4[4];
     t2c_v4[0] = (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2) < N ? DY[((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2)] : 0.0f);
     t2c_v4[1] = (((int)blockIdx.y * 8 + t2c_r2) < M && (n0 + t2c_c2 + 1) < N ? DY[((long long)((int)blockIdx.y * 8 + t2c_r2)) * N + (n0 + t2c_c2 + 1)] : 0.0f);

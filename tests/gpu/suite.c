@@ -9010,6 +9010,64 @@ static void t_scan_cols_home(Tally *T) {
   }
 }
 
+/* window_home: a selective scan's outputs written a column a step into a tile that
+ * lives in shared memory (layout.c forward_windows), at ragged D and L */
+static void t_window_home(Tally *T) {
+  static const int Bs[] = {2, 1, 3, 1}, Ds[] = {100, 64, 130, 5}, Ls[] = {37, 32, 16, 3};
+  for (int c = 0; c < 4; c++) {
+    int Bn = Bs[c], D = Ds[c], L = Ls[c];
+    Rng r = rng_seed("window_home", (uint64_t)c);
+    Call k;
+    call_init(&k, "window_home.tl", "selscan");
+    Ten *A = call_in(&k, "A", F32, 3, SHAPE(Bn, D, L)), *U = call_in(&k, "U", F32, 3, SHAPE(Bn, D, L));
+    Ten *C = call_in(&k, "C", F32, 3, SHAPE(Bn, D, L));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(Bn, D, L));
+    fill_uniform(A, &r, 0.5, 1);
+    fill_uniform(U, &r, -1, 1);
+    fill_uniform(C, &r, -1, 1);
+    for (int b = 0; b < Bn; b++)
+      for (int d = 0; d < D; d++) {
+        double h = 0;
+        for (int l = 0; l < L; l++) {
+          long long i = ((long long)b * D + d) * L + l;
+          h = A->v[i] * h + U->v[i];
+          Y->ref[i] = h * C->v[i];
+        }
+      }
+    char l[64];
+    label(l, sizeof l, "B=%d D=%d L=%d", Bn, D, L);
+    CHECK(T, call_check(&k, "window_home", l));
+    call_free(&k);
+  }
+}
+
+/* window_home_rows: a recurrence down the rows, one f16 row of outputs a step into
+ * a tile that lives in shared memory, at ragged T and N */
+static void t_window_home_rows(Tally *T) {
+  static const int Ts[] = {37, 16, 3, 9}, Ns[] = {300, 128, 5, 129};
+  for (int c = 0; c < 4; c++) {
+    int Tn = Ts[c], N = Ns[c];
+    Rng r = rng_seed("window_home_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "window_home_rows.tl", "rows");
+    Ten *A = call_in(&k, "A", F32, 2, SHAPE(Tn, N)), *U = call_in(&k, "U", F32, 2, SHAPE(Tn, N));
+    Ten *Y = call_out(&k, "Y", F16, 2, SHAPE(Tn, N));
+    fill_uniform(A, &r, 0.5, 1);
+    fill_uniform(U, &r, -1, 1);
+    for (int j = 0; j < N; j++) {
+      double h = 0;
+      for (int i = 0; i < Tn; i++) {
+        h = A2(A, i, j) * h + A2(U, i, j);
+        R2(Y, i, j) = round_dt(F16, h * 2.0);
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "T=%d N=%d", Tn, N);
+    CHECK(T, call_check(&k, "window_home_rows", l));
+    call_free(&k);
+  }
+}
+
 /* scan_types: cumsum of i32 and f16 along rows, of f64 down columns, of a rank-1 tile, of rowsum's column */
 static void t_scan_types(Tally *T) {
   static const int Ms[] = {37, 16, 3, 100};
@@ -9620,6 +9678,8 @@ static const Test tests[] = {
     {"scan_cols_f32", t_scan_cols},
     {"scan_cols_warp_tiles", t_scan_cols_warp_tiles},
     {"scan_cols_home", t_scan_cols_home},
+    {"window_home", t_window_home},
+    {"window_home_rows", t_window_home_rows},
     {"scan_types", t_scan_types},
     {"scan_dot_accumulator", t_scan_dot},
     {"scan_broadcast", t_scan_broadcast},

@@ -2011,7 +2011,8 @@ Test(tir_layout, read_modify_write_stores_move_runs_and_atomics_by_the_path) {
   for (int i = 0; i < K->nchecks; i++) y16 |= K->checks[i].tensor && !strcmp(K->checks[i].tensor->name, "Y") && K->checks[i].mod == 16;
   cr_assert(y16, "the fast body tests Y's alignment");
   cr_assert_eq(atomic_store("configs/sm_90.yaml", "f32", "atomic_add")->vec, 4);
-  cr_assert_eq(atomic_store("configs/sm_90.yaml", "f16", "atomic_add")->vec, 2);
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "f16", "atomic_add")->vec, 8); /* red.global.add.noftz.v4.f16x2 */
+  cr_assert_eq(atomic_store("configs/sm_90.yaml", "bf16", "atomic_add")->vec, 8);
   cr_assert_eq(atomic_store("configs/sm_90.yaml", "f32", "atomic_max")->vec, 1);
   cr_assert_eq(atomic_store("configs/sm_90.yaml", "i32", "atomic_add")->vec, 1);
   cr_assert_eq(atomic_store("configs/sm_80.yaml", "f32", "atomic_add")->vec, 1);
