@@ -2452,8 +2452,13 @@ static void print_dot_wgmma(Printer *P, const TirOp *op) {
   if (deferred) {
     line(P, "t2c::wgmma_wait<1>();  // this dot has completed; the deferred one may still run");
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
-  } else if (op->pending) {
+  } else if (op->pending > 1) {
+    line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's %d dots have completed: their stage may be refilled",
+         op->pending, op->pending);
+  } else if (op->pending == 1) {
     line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's wgmma has completed: its stage may be refilled", op->pending);
+  } else if (op->pending < 0) {
+    line(P, "// left in flight: the loop's last dot waits for the previous iteration's groups");
   } else {
     line(P, "t2c::wgmma_wait<0>();");
     line(P, "t2c::wgmma_fence_operand(%s);", acc);
@@ -3171,7 +3176,7 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     if (op->dop)
       line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's dot at line %d, deferred, has completed", op->pending,
            op->dop->stmt->loc.line);
-    else line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
+    else if (!op->nowait) line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
     return;
   case TO_WG_DEFER:

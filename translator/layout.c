@@ -4468,11 +4468,14 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
     wg_pins(K, &op->els);
     const TirOp *next = i + 1 < b->ops.len ? b->ops.items[i + 1] : NULL;
     bool completes = next && (next->kind == TO_WG_WAIT || (next->kind == TO_WG_DEFER && next->pending));
-    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && completes) {
-      TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
-      pin->dst = next->dst;
-      vec_push(K->a, &out, pin);
-    }
+    if ((op->kind == TO_FOR || op->kind == TO_WHILE) && completes)
+      for (int j = i + 1; j < b->ops.len; j++) { /* several dots in flight: a wait for each accumulator */
+        const TirOp *w = b->ops.items[j];
+        if (j > i + 1 && (w->kind != TO_WG_WAIT || !w->nowait)) break;
+        TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
+        pin->dst = w->dst;
+        vec_push(K->a, &out, pin);
+      }
     vec_push(K->a, &out, op);
   }
   b->ops = out;

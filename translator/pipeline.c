@@ -816,7 +816,8 @@ static void rotate_dot(TirKernel *K, TirOp *d, TirOp **copies, int n, TirOp *com
  * stage it reads is then free only after the next iteration's wait, so the
  * copies go stages - 2 iterations ahead (into the stage read two iterations
  * back, which every warpgroup has completed by the barrier), and a
- * wgmma.wait_group 0 after the loop completes the last dot. */
+ * wgmma.wait_group 0 after the loop completes the last dot (several dots: see
+ * wgmma_in_flight). */
 static bool uses_other(const TirKernel *K, const TirBlock *b, const TirVar *v, const TirOp *except) {
   for (int i = 0; i < b->ops.len; i++) {
     const TirOp *op = b->ops.items[i];
@@ -828,21 +829,31 @@ static bool uses_other(const TirKernel *K, const TirBlock *b, const TirVar *v, c
   return false;
 }
 
-static TirOp *wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *body, int stages) {
-  if (stages < 3) return NULL;
-  TirOp *dot = NULL;
+enum { MAX_IN_FLIGHT = 4 };
+
+/* The wgmma dots of the body left in flight (into dots, in order; 0: none). Several
+ * dots, each into an accumulator of its own (GEGLU's gate and up products over one x),
+ * are all left in flight: each commits its group, and the last one's wait keeps as
+ * many groups pending as there are dots (pending n; the others, -1, do not wait), so
+ * that the previous iteration's groups are complete and this one's run on. Each
+ * waited for its group at once before (wait_group 0 twice an iteration). */
+static int wgmma_in_flight(const TirKernel *K, const TirOp *f, const PtrVec *body, int stages, TirOp **dots) {
+  if (stages < 3) return 0;
+  int n = 0;
   for (int i = 0; i < body->len; i++) {
     TirOp *op = body->items[i];
-    if (op->kind == TO_DOT && op->wgmma) {
-      if (dot) return NULL; /* one group in flight at most */
-      dot = op;
-    }
+    if (op->kind != TO_DOT || !op->wgmma) continue;
+    if (n == MAX_IN_FLIGHT || op->op == TK_ASSIGN || op->buf < 0 || op->buf2 < 0 ||
+        K->bufs[op->buf].counter != f->counter || K->bufs[op->buf2].counter != f->counter)
+      return 0;
+    for (int j = 0; j < n; j++)
+      if (dots[j]->dst == op->dst) return 0;
+    dots[n++] = op;
   }
-  if (!dot || dot->op == TK_ASSIGN || dot->buf < 0 || dot->buf2 < 0 || K->bufs[dot->buf].counter != f->counter ||
-      K->bufs[dot->buf2].counter != f->counter)
-    return NULL;
   TirBlock b = {*body};
-  return uses_other(K, &b, dot->dst, dot) ? NULL : dot;
+  for (int j = 0; j < n; j++)
+    if (uses_other(K, &b, dots[j]->dst, dots[j])) return 0;
+  return n;
 }
 
 /* Whether op (or an op inside it) reads or writes v. */
@@ -1080,12 +1091,13 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
       ((TirOp *)f->body.ops.items[i + 1])->first = true;
     if (!gone) vec_push(K->a, &body, op);
   }
-  TirOp *dot = wgmma_in_flight(K, f, &body, stages);
+  TirOp *dots[MAX_IN_FLIGHT];
+  int ndots = wgmma_in_flight(K, f, &body, stages, dots);
   int at = -1;
-  TirOp *late = dot ? NULL : wgmma_deferred(K, f, &body, stages, &at);
-  bool behind = dot || late; /* a wgmma reads a stage into the next iteration */
+  TirOp *late = ndots ? NULL : wgmma_deferred(K, f, &body, stages, &at);
+  bool behind = ndots || late; /* a wgmma reads a stage into the next iteration */
   int ahead = behind ? stages - 2 : stages - 1;
-  if (dot) dot->pending = 1;
+  for (int j = 0; j < ndots; j++) dots[j]->pending = j + 1 == ndots ? ndots : -1;
   if (late) {
     for (int i = 0; i < body.len; i++) {
       TirOp *op = body.items[i];
@@ -1159,10 +1171,12 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
     vec_push(K->a, &head, rel);
   }
   f->body.ops = head;
-  if (dot) {
+  for (int j = 0; j < ndots; j++) { /* the first waits for every group; each pins its accumulator */
     TirOp *wg = new_op(K, TO_WG_WAIT, f->stmt);
     wg->pending = 0;
-    wg->dst = dot->dst; /* the accumulator it completes */
+    wg->dst = dots[j]->dst; /* the accumulator it completes */
+    wg->dop = NULL;
+    wg->nowait = j > 0;
     vec_push(K->a, after, wg);
   }
   if (tma && depth > 0 && behind) { /* the last iteration's stage, which no iteration after it released */

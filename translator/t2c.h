@@ -900,7 +900,10 @@ typedef struct TirOp {
                             fragments and B's stage are saved in t2c_df<n>_a and t2c_df<n> */
   int frag, fset, nsets; /* TO_FRAGS, and a TO_DOT part that takes its fragments from set fset of the
                             arrays t2c_fa<frag> / t2c_fb<frag> (frag 0: it loads its own) */
+  bool nowait;           /* TO_WG_WAIT after a loop of several wgmma dots in flight: an earlier one waited for
+                            every group; this one pins its accumulator only */
   int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
+                            (-1: one of several dots in flight whose last one waits, pipeline.c)
                             (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
                             dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
