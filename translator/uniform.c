@@ -188,6 +188,58 @@ typedef struct Masks {
   PtrVec vars;
 } Masks;
 
+/* A copy of x as layout_recompute makes it, with each tile var in it declared so (a
+ * var, never written again, of an expression of rows(), cols() and such scalars: var
+ * kj = k0 + cols(BQ, BK)) replaced by a copy of its expression, the vars noted in *vars
+ * (at most 8); NULL where layout_recompute declines. Index tiles named so guard a mask
+ * written with them (where(kj <= qi, ..)) as they do written in place. */
+typedef struct Expand {
+  const TirVar *vars[8];
+  int n;
+  int budget;
+} Expand;
+
+static Expr *expand(TirKernel *K, const Expr *x, Expand *ex, int depth) {
+  if (x->kind == E_IDENT && x->ty.rank == 2 && depth < 4) {
+    const Expr *init = layout_declared_value(K, x);
+    const TirVar *v = init ? tir_var_of(K, x->u.ident.sym) : NULL;
+    if (!v || init->ty.elem != x->ty.elem || init->ty.rank != 2 || init->ty.dims[0] != x->ty.dims[0] ||
+        init->ty.dims[1] != x->ty.dims[1] || ex->n == 8)
+      return NULL;
+    ex->vars[ex->n++] = v;
+    return expand(K, init, ex, depth + 1);
+  }
+  if (tir_hoisted(K, x) || tir_read(K, x)) return NULL;
+  switch (x->kind) {
+  case E_UNARY: case E_BINARY: {
+    if (--ex->budget < 0) return NULL;
+    Expr *e = NEW(K->a, Expr);
+    *e = *x;
+    if (x->kind == E_UNARY) return (e->u.unary.a = expand(K, x->u.unary.a, ex, depth)) ? e : NULL;
+    e->u.binary.a = expand(K, x->u.binary.a, ex, depth);
+    e->u.binary.b = e->u.binary.a ? expand(K, x->u.binary.b, ex, depth) : NULL;
+    return e->u.binary.b ? e : NULL;
+  }
+  default: return layout_recompute(K, x, &ex->budget);
+  }
+}
+
+/* c, written with tile vars of such expressions, as their expressions, when a guard
+ * exists for that: the op's own node becomes the copy (as layout.c's recomputed
+ * conversions), and the vars are noted. */
+static bool inline_expanded(TirKernel *K, Masks *m, Expr *c) {
+  Expand ex = {{0}, 0, 24};
+  Expr *e = expand(K, c, &ex, 0);
+  bool saw = false;
+  if (!e || !ex.n || !guard(K, e, &saw) || !saw) return false;
+  Loc at = c->loc;
+  *c = *e;
+  c->loc = at;
+  for (int i = 0; i < ex.n; i++)
+    if (!vec_has(&m->vars, ex.vars[i])) vec_push(K->a, &m->vars, (void *)ex.vars[i]);
+  return true;
+}
+
 static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
   if (tir_hoisted(K, c) || tir_read(K, c)) return;
   if (c->kind == E_BINARY && (c->u.binary.op == TK_ANDAND || c->u.binary.op == TK_OROR)) {
@@ -195,17 +247,12 @@ static void inline_mask(TirKernel *K, Masks *m, Expr *c) {
     inline_mask(K, m, c->u.binary.b);
     return;
   }
+  if (c->kind == E_BINARY && c->u.binary.op >= TK_LT && c->u.binary.op <= TK_GE) { /* kj <= qi */
+    inline_expanded(K, m, c);
+    return;
+  }
   if (c->kind != E_IDENT || c->ty.elem != T_BOOL) return;
-  const Expr *init = layout_declared_value(K, c);
-  TirVar *v = init ? tir_var_of(K, c->u.ident.sym) : NULL;
-  bool saw = false;
-  int budget = 24;
-  Expr *e = v && guard(K, init, &saw) && saw ? layout_recompute(K, init, &budget) : NULL;
-  if (!e) return;
-  Loc at = c->loc;
-  *c = *e; /* the op's own node (as layout.c's recomputed conversions) */
-  c->loc = at;
-  if (!vec_has(&m->vars, v)) vec_push(K->a, &m->vars, v);
+  inline_expanded(K, m, c); /* var ok = k0 + cols(..) < S, or = kj <= qi */
 }
 
 static void mask_wheres(TirKernel *K, Masks *m, Expr *x) {
@@ -268,5 +315,9 @@ void uniform_masks(TirKernel *K) {
   mask_block(K, &m, &K->body);
   for (int i = 0; i < K->remat.len; i++) /* read by partial tile writes as their expression (lower.c) */
     if (!vec_has(&m.vars, K->remat.items[i])) vec_push(K->a, &m.vars, K->remat.items[i]);
-  for (int i = 0; i < m.vars.len; i++) uniform_drop_unread(K, m.vars.items[i]);
+  /* until none goes: a var may be read only by another one's declaration (var near = kj > qi - W) */
+  for (int before = -1; before != K->vars.len;) {
+    before = K->vars.len;
+    for (int i = 0; i < m.vars.len; i++) uniform_drop_unread(K, m.vars.items[i]);
+  }
 }

@@ -342,7 +342,7 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
 // kernel kept (pipeline-tile-index-var.tl:18): 128 threads
 //   layout L0: [32, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 16 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   kk: registers, 4 x i32 per thread (slice(L0, dim 1))
+//   kk: never held, computed in the indices of the loads issued ahead
 //   16-byte accesses when E is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
@@ -439,12 +439,6 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       }
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
-      // pipeline-tile-index-var.tl:22: var kk = k0 + rows(32, 1)
-      int kk_[4];
-      kk_[0] = k0 + t2c_r0;
-      kk_[1] = k0 + (t2c_r0 + 8);
-      kk_[2] = k0 + (t2c_r0 + 16);
-      kk_[3] = k0 + (t2c_r0 + 24);
       // pipeline-tile-index-var.tl:23: acc += where(kk < N, E[I[kk], cols(32, 64)], 0.0)
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
@@ -523,22 +517,41 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
           t2c_v4_p1[15] = 0.0f;
         }
       }
-      acc[0] += (kk_[0] < N) ? t2c_v4[0] : 0.0f;
-      acc[1] += (kk_[0] < N) ? t2c_v4[1] : 0.0f;
-      acc[2] += (kk_[0] < N) ? t2c_v4[2] : 0.0f;
-      acc[3] += (kk_[0] < N) ? t2c_v4[3] : 0.0f;
-      acc[4] += (kk_[1] < N) ? t2c_v4[4] : 0.0f;
-      acc[5] += (kk_[1] < N) ? t2c_v4[5] : 0.0f;
-      acc[6] += (kk_[1] < N) ? t2c_v4[6] : 0.0f;
-      acc[7] += (kk_[1] < N) ? t2c_v4[7] : 0.0f;
-      acc[8] += (kk_[2] < N) ? t2c_v4[8] : 0.0f;
-      acc[9] += (kk_[2] < N) ? t2c_v4[9] : 0.0f;
-      acc[10] += (kk_[2] < N) ? t2c_v4[10] : 0.0f;
-      acc[11] += (kk_[2] < N) ? t2c_v4[11] : 0.0f;
-      acc[12] += (kk_[3] < N) ? t2c_v4[12] : 0.0f;
-      acc[13] += (kk_[3] < N) ? t2c_v4[13] : 0.0f;
-      acc[14] += (kk_[3] < N) ? t2c_v4[14] : 0.0f;
-      acc[15] += (kk_[3] < N) ? t2c_v4[15] : 0.0f;
+      if ((k0 + 31) < N) {  // every element takes the where()'s first branch
+        acc[0] += t2c_v4[0];
+        acc[1] += t2c_v4[1];
+        acc[2] += t2c_v4[2];
+        acc[3] += t2c_v4[3];
+        acc[4] += t2c_v4[4];
+        acc[5] += t2c_v4[5];
+        acc[6] += t2c_v4[6];
+        acc[7] += t2c_v4[7];
+        acc[8] += t2c_v4[8];
+        acc[9] += t2c_v4[9];
+        acc[10] += t2c_v4[10];
+        acc[11] += t2c_v4[11];
+        acc[12] += t2c_v4[12];
+        acc[13] += t2c_v4[13];
+        acc[14] += t2c_v4[14];
+        acc[15] += t2c_v4[15];
+      } else {
+        acc[0] += ((k0 + t2c_r0) < N) ? t2c_v4[0] : 0.0f;
+        acc[1] += ((k0 + t2c_r0) < N) ? t2c_v4[1] : 0.0f;
+        acc[2] += ((k0 + t2c_r0) < N) ? t2c_v4[2] : 0.0f;
+        acc[3] += ((k0 + t2c_r0) < N) ? t2c_v4[3] : 0.0f;
+        acc[4] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[4] : 0.0f;
+        acc[5] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[5] : 0.0f;
+        acc[6] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[6] : 0.0f;
+        acc[7] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[7] : 0.0f;
+        acc[8] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[8] : 0.0f;
+        acc[9] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[9] : 0.0f;
+        acc[10] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[10] : 0.0f;
+        acc[11] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[11] : 0.0f;
+        acc[12] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[12] : 0.0f;
+        acc[13] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[13] : 0.0f;
+        acc[14] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[14] : 0.0f;
+        acc[15] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[15] : 0.0f;
+      }
     }
     // pipeline-tile-index-var.tl:25: O[0 :+ 32, 0 :+ 64] = acc
     t2c::stg_vec<4>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
@@ -599,12 +612,6 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int k0 = 0; k0 < N; k0 += 32) {
-      // pipeline-tile-index-var.tl:22: var kk = k0 + rows(32, 1)
-      int kk_[4];
-      kk_[0] = k0 + t2c_r0;
-      kk_[1] = k0 + (t2c_r0 + 8);
-      kk_[2] = k0 + (t2c_r0 + 16);
-      kk_[3] = k0 + (t2c_r0 + 24);
       // pipeline-tile-index-var.tl:23: acc += where(kk < N, E[I[kk], cols(32, 64)], 0.0)
       t2c_v3_p1[0] = t2c_v3_p2[0];
       t2c_v3_p1[1] = t2c_v3_p2[1];
@@ -651,22 +658,41 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
         t2c_v4_p1[14] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 2)] : 0.0f);
         t2c_v4_p1[15] = ((unsigned)(t2c_v3_p1[3]) < (unsigned)R ? E[((long long)t2c_v3_p1[3]) * 64 + (t2c_c0 + 3)] : 0.0f);
       }
-      acc[0] += (kk_[0] < N) ? t2c_v4[0] : 0.0f;
-      acc[1] += (kk_[0] < N) ? t2c_v4[1] : 0.0f;
-      acc[2] += (kk_[0] < N) ? t2c_v4[2] : 0.0f;
-      acc[3] += (kk_[0] < N) ? t2c_v4[3] : 0.0f;
-      acc[4] += (kk_[1] < N) ? t2c_v4[4] : 0.0f;
-      acc[5] += (kk_[1] < N) ? t2c_v4[5] : 0.0f;
-      acc[6] += (kk_[1] < N) ? t2c_v4[6] : 0.0f;
-      acc[7] += (kk_[1] < N) ? t2c_v4[7] : 0.0f;
-      acc[8] += (kk_[2] < N) ? t2c_v4[8] : 0.0f;
-      acc[9] += (kk_[2] < N) ? t2c_v4[9] : 0.0f;
-      acc[10] += (kk_[2] < N) ? t2c_v4[10] : 0.0f;
-      acc[11] += (kk_[2] < N) ? t2c_v4[11] : 0.0f;
-      acc[12] += (kk_[3] < N) ? t2c_v4[12] : 0.0f;
-      acc[13] += (kk_[3] < N) ? t2c_v4[13] : 0.0f;
-      acc[14] += (kk_[3] < N) ? t2c_v4[14] : 0.0f;
-      acc[15] += (kk_[3] < N) ? t2c_v4[15] : 0.0f;
+      if ((k0 + 31) < N) {  // every element takes the where()'s first branch
+        acc[0] += t2c_v4[0];
+        acc[1] += t2c_v4[1];
+        acc[2] += t2c_v4[2];
+        acc[3] += t2c_v4[3];
+        acc[4] += t2c_v4[4];
+        acc[5] += t2c_v4[5];
+        acc[6] += t2c_v4[6];
+        acc[7] += t2c_v4[7];
+        acc[8] += t2c_v4[8];
+        acc[9] += t2c_v4[9];
+        acc[10] += t2c_v4[10];
+        acc[11] += t2c_v4[11];
+        acc[12] += t2c_v4[12];
+        acc[13] += t2c_v4[13];
+        acc[14] += t2c_v4[14];
+        acc[15] += t2c_v4[15];
+      } else {
+        acc[0] += ((k0 + t2c_r0) < N) ? t2c_v4[0] : 0.0f;
+        acc[1] += ((k0 + t2c_r0) < N) ? t2c_v4[1] : 0.0f;
+        acc[2] += ((k0 + t2c_r0) < N) ? t2c_v4[2] : 0.0f;
+        acc[3] += ((k0 + t2c_r0) < N) ? t2c_v4[3] : 0.0f;
+        acc[4] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[4] : 0.0f;
+        acc[5] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[5] : 0.0f;
+        acc[6] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[6] : 0.0f;
+        acc[7] += ((k0 + (t2c_r0 + 8)) < N) ? t2c_v4[7] : 0.0f;
+        acc[8] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[8] : 0.0f;
+        acc[9] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[9] : 0.0f;
+        acc[10] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[10] : 0.0f;
+        acc[11] += ((k0 + (t2c_r0 + 16)) < N) ? t2c_v4[11] : 0.0f;
+        acc[12] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[12] : 0.0f;
+        acc[13] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[13] : 0.0f;
+        acc[14] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[14] : 0.0f;
+        acc[15] += ((k0 + (t2c_r0 + 24)) < N) ? t2c_v4[15] : 0.0f;
+      }
     }
     // pipeline-tile-index-var.tl:25: O[0 :+ 32, 0 :+ 64] = acc
     O[t2c_r0 * 64 + t2c_c0] = acc[0];

@@ -113,3 +113,337 @@ masked(const float *__restrict__ X, float *__restrict__ Y, int N)
     }
   }
 }
+
+// kernel window (where-mask-var.tl:21): 128 threads
+//   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 32 per thread
+//   s: registers, 32 x f32 per thread (L0)
+//   16-byte accesses when N % 4 == 0, S is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
+//   shared memory: 0 bytes; barriers: 0
+extern "C" __global__ void
+window(const float *__restrict__ S, float *__restrict__ Y, int q0, int W, int N)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(S, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // where-mask-var.tl:22: for k0 in range(0, N, 64) {
+    for (int k0 = 0; k0 < N; k0 += 64) {
+      // where-mask-var.tl:26: var s = where(kj <= qi && near, 0.0, -inf) + S[0 :+ 64, k0 :+ 64]
+      float s[32];
+      float t2c_v5[32];
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + ((long long)t2c_r0) * N + (k0 + t2c_c0));
+        t2c_v5[0] = t2c_w0.v[0];
+        t2c_v5[1] = t2c_w0.v[1];
+        t2c_v5[2] = t2c_w0.v[2];
+        t2c_v5[3] = t2c_w0.v[3];
+      } else {
+        t2c_v5[0] = 0.0f;
+        t2c_v5[1] = 0.0f;
+        t2c_v5[2] = 0.0f;
+        t2c_v5[3] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0));
+        t2c_v5[4] = t2c_w1.v[0];
+        t2c_v5[5] = t2c_w1.v[1];
+        t2c_v5[6] = t2c_w1.v[2];
+        t2c_v5[7] = t2c_w1.v[3];
+      } else {
+        t2c_v5[4] = 0.0f;
+        t2c_v5[5] = 0.0f;
+        t2c_v5[6] = 0.0f;
+        t2c_v5[7] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0));
+        t2c_v5[8] = t2c_w2.v[0];
+        t2c_v5[9] = t2c_w2.v[1];
+        t2c_v5[10] = t2c_w2.v[2];
+        t2c_v5[11] = t2c_w2.v[3];
+      } else {
+        t2c_v5[8] = 0.0f;
+        t2c_v5[9] = 0.0f;
+        t2c_v5[10] = 0.0f;
+        t2c_v5[11] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0));
+        t2c_v5[12] = t2c_w3.v[0];
+        t2c_v5[13] = t2c_w3.v[1];
+        t2c_v5[14] = t2c_w3.v[2];
+        t2c_v5[15] = t2c_w3.v[3];
+      } else {
+        t2c_v5[12] = 0.0f;
+        t2c_v5[13] = 0.0f;
+        t2c_v5[14] = 0.0f;
+        t2c_v5[15] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0));
+        t2c_v5[16] = t2c_w4.v[0];
+        t2c_v5[17] = t2c_w4.v[1];
+        t2c_v5[18] = t2c_w4.v[2];
+        t2c_v5[19] = t2c_w4.v[3];
+      } else {
+        t2c_v5[16] = 0.0f;
+        t2c_v5[17] = 0.0f;
+        t2c_v5[18] = 0.0f;
+        t2c_v5[19] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0));
+        t2c_v5[20] = t2c_w5.v[0];
+        t2c_v5[21] = t2c_w5.v[1];
+        t2c_v5[22] = t2c_w5.v[2];
+        t2c_v5[23] = t2c_w5.v[3];
+      } else {
+        t2c_v5[20] = 0.0f;
+        t2c_v5[21] = 0.0f;
+        t2c_v5[22] = 0.0f;
+        t2c_v5[23] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0));
+        t2c_v5[24] = t2c_w6.v[0];
+        t2c_v5[25] = t2c_w6.v[1];
+        t2c_v5[26] = t2c_w6.v[2];
+        t2c_v5[27] = t2c_w6.v[3];
+      } else {
+        t2c_v5[24] = 0.0f;
+        t2c_v5[25] = 0.0f;
+        t2c_v5[26] = 0.0f;
+        t2c_v5[27] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0));
+        t2c_v5[28] = t2c_w7.v[0];
+        t2c_v5[29] = t2c_w7.v[1];
+        t2c_v5[30] = t2c_w7.v[2];
+        t2c_v5[31] = t2c_w7.v[3];
+      } else {
+        t2c_v5[28] = 0.0f;
+        t2c_v5[29] = 0.0f;
+        t2c_v5[30] = 0.0f;
+        t2c_v5[31] = 0.0f;
+      }
+      if (((k0 + 63) <= q0) && (k0 > ((q0 + 63) - W))) {  // every element takes the where()'s first branch
+        s[0] = 0.0f + t2c_v5[0];
+        s[1] = 0.0f + t2c_v5[1];
+        s[2] = 0.0f + t2c_v5[2];
+        s[3] = 0.0f + t2c_v5[3];
+        s[4] = 0.0f + t2c_v5[4];
+        s[5] = 0.0f + t2c_v5[5];
+        s[6] = 0.0f + t2c_v5[6];
+        s[7] = 0.0f + t2c_v5[7];
+        s[8] = 0.0f + t2c_v5[8];
+        s[9] = 0.0f + t2c_v5[9];
+        s[10] = 0.0f + t2c_v5[10];
+        s[11] = 0.0f + t2c_v5[11];
+        s[12] = 0.0f + t2c_v5[12];
+        s[13] = 0.0f + t2c_v5[13];
+        s[14] = 0.0f + t2c_v5[14];
+        s[15] = 0.0f + t2c_v5[15];
+        s[16] = 0.0f + t2c_v5[16];
+        s[17] = 0.0f + t2c_v5[17];
+        s[18] = 0.0f + t2c_v5[18];
+        s[19] = 0.0f + t2c_v5[19];
+        s[20] = 0.0f + t2c_v5[20];
+        s[21] = 0.0f + t2c_v5[21];
+        s[22] = 0.0f + t2c_v5[22];
+        s[23] = 0.0f + t2c_v5[23];
+        s[24] = 0.0f + t2c_v5[24];
+        s[25] = 0.0f + t2c_v5[25];
+        s[26] = 0.0f + t2c_v5[26];
+        s[27] = 0.0f + t2c_v5[27];
+        s[28] = 0.0f + t2c_v5[28];
+        s[29] = 0.0f + t2c_v5[29];
+        s[30] = 0.0f + t2c_v5[30];
+        s[31] = 0.0f + t2c_v5[31];
+      } else {
+        s[0] = ((((k0 + t2c_c0) <= (q0 + t2c_r0)) && ((k0 + t2c_c0) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[0];
+        s[1] = ((((k0 + (t2c_c0 + 1)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 1)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[1];
+        s[2] = ((((k0 + (t2c_c0 + 2)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 2)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[2];
+        s[3] = ((((k0 + (t2c_c0 + 3)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 3)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[3];
+        s[4] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 8))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[4];
+        s[5] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[5];
+        s[6] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[6];
+        s[7] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[7];
+        s[8] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 16))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[8];
+        s[9] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[9];
+        s[10] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[10];
+        s[11] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[11];
+        s[12] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 24))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[12];
+        s[13] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[13];
+        s[14] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[14];
+        s[15] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[15];
+        s[16] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 32))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[16];
+        s[17] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[17];
+        s[18] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[18];
+        s[19] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[19];
+        s[20] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 40))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[20];
+        s[21] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[21];
+        s[22] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[22];
+        s[23] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[23];
+        s[24] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 48))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[24];
+        s[25] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[25];
+        s[26] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[26];
+        s[27] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[27];
+        s[28] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 56))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[28];
+        s[29] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[29];
+        s[30] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[30];
+        s[31] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[31];
+      }
+      // where-mask-var.tl:27: Y[0 :+ 64, k0 :+ 64] = s
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)t2c_r0) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[0], s[1], s[2], s[3]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[4], s[5], s[6], s[7]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[8], s[9], s[10], s[11]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[12], s[13], s[14], s[15]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[16], s[17], s[18], s[19]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[20], s[21], s[22], s[23]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[24], s[25], s[26], s[27]}});
+      if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{s[28], s[29], s[30], s[31]}});
+    }
+  } else {
+    // where-mask-var.tl:22: for k0 in range(0, N, 64) {
+    for (int k0 = 0; k0 < N; k0 += 64) {
+      // where-mask-var.tl:26: var s = where(kj <= qi && near, 0.0, -inf) + S[0 :+ 64, k0 :+ 64]
+      float s[32];
+      float t2c_v5[32];
+      t2c_v5[0] = ((k0 + t2c_c0) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[1] = ((k0 + t2c_c0 + 1) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[2] = ((k0 + t2c_c0 + 2) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[3] = ((k0 + t2c_c0 + 3) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[4] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[5] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[6] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[7] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[8] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[9] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[10] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[11] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[12] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[13] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[14] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[15] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[16] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[17] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[18] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[19] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[20] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[21] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[22] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[23] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[24] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[25] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[26] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[27] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v5[28] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v5[29] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v5[30] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v5[31] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      if (((k0 + 63) <= q0) && (k0 > ((q0 + 63) - W))) {  // every element takes the where()'s first branch
+        s[0] = 0.0f + t2c_v5[0];
+        s[1] = 0.0f + t2c_v5[1];
+        s[2] = 0.0f + t2c_v5[2];
+        s[3] = 0.0f + t2c_v5[3];
+        s[4] = 0.0f + t2c_v5[4];
+        s[5] = 0.0f + t2c_v5[5];
+        s[6] = 0.0f + t2c_v5[6];
+        s[7] = 0.0f + t2c_v5[7];
+        s[8] = 0.0f + t2c_v5[8];
+        s[9] = 0.0f + t2c_v5[9];
+        s[10] = 0.0f + t2c_v5[10];
+        s[11] = 0.0f + t2c_v5[11];
+        s[12] = 0.0f + t2c_v5[12];
+        s[13] = 0.0f + t2c_v5[13];
+        s[14] = 0.0f + t2c_v5[14];
+        s[15] = 0.0f + t2c_v5[15];
+        s[16] = 0.0f + t2c_v5[16];
+        s[17] = 0.0f + t2c_v5[17];
+        s[18] = 0.0f + t2c_v5[18];
+        s[19] = 0.0f + t2c_v5[19];
+        s[20] = 0.0f + t2c_v5[20];
+        s[21] = 0.0f + t2c_v5[21];
+        s[22] = 0.0f + t2c_v5[22];
+        s[23] = 0.0f + t2c_v5[23];
+        s[24] = 0.0f + t2c_v5[24];
+        s[25] = 0.0f + t2c_v5[25];
+        s[26] = 0.0f + t2c_v5[26];
+        s[27] = 0.0f + t2c_v5[27];
+        s[28] = 0.0f + t2c_v5[28];
+        s[29] = 0.0f + t2c_v5[29];
+        s[30] = 0.0f + t2c_v5[30];
+        s[31] = 0.0f + t2c_v5[31];
+      } else {
+        s[0] = ((((k0 + t2c_c0) <= (q0 + t2c_r0)) && ((k0 + t2c_c0) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[0];
+        s[1] = ((((k0 + (t2c_c0 + 1)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 1)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[1];
+        s[2] = ((((k0 + (t2c_c0 + 2)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 2)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[2];
+        s[3] = ((((k0 + (t2c_c0 + 3)) <= (q0 + t2c_r0)) && ((k0 + (t2c_c0 + 3)) > ((q0 + t2c_r0) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[3];
+        s[4] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 8))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[4];
+        s[5] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[5];
+        s[6] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[6];
+        s[7] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 8))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 8)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[7];
+        s[8] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 16))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[8];
+        s[9] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[9];
+        s[10] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[10];
+        s[11] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 16))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 16)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[11];
+        s[12] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 24))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[12];
+        s[13] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[13];
+        s[14] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[14];
+        s[15] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 24))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 24)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[15];
+        s[16] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 32))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[16];
+        s[17] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[17];
+        s[18] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[18];
+        s[19] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 32))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 32)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[19];
+        s[20] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 40))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[20];
+        s[21] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[21];
+        s[22] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[22];
+        s[23] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 40))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 40)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[23];
+        s[24] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 48))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[24];
+        s[25] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[25];
+        s[26] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[26];
+        s[27] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 48))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 48)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[27];
+        s[28] = ((((k0 + t2c_c0) <= (q0 + (t2c_r0 + 56))) && ((k0 + t2c_c0) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[28];
+        s[29] = ((((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 1)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[29];
+        s[30] = ((((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 2)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[30];
+        s[31] = ((((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 56))) && ((k0 + (t2c_c0 + 3)) > ((q0 + (t2c_r0 + 56)) - W))) ? 0.0f : -t2c::inf<float>()) + t2c_v5[31];
+      }
+      // where-mask-var.tl:27: Y[0 :+ 64, k0 :+ 64] = s
+      if ((k0 + t2c_c0) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0)] = s[0];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 1)] = s[1];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 2)] = s[2];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 3)] = s[3];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0)] = s[4];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 1)] = s[5];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 2)] = s[6];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 3)] = s[7];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0)] = s[8];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 1)] = s[9];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 2)] = s[10];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 3)] = s[11];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0)] = s[12];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 1)] = s[13];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 2)] = s[14];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 3)] = s[15];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0)] = s[16];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 1)] = s[17];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 2)] = s[18];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 3)] = s[19];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0)] = s[20];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 1)] = s[21];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 2)] = s[22];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 3)] = s[23];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0)] = s[24];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 1)] = s[25];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 2)] = s[26];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 3)] = s[27];
+      if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0)] = s[28];
+      if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 1)] = s[29];
+      if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 2)] = s[30];
+      if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 3)] = s[31];
+    }
+  }
+}

@@ -5180,6 +5180,28 @@ static void t_where_mask_var(Tally *T) {
   }
 }
 
+/* where_index_vars: a sliding-window mask of named index tiles, guarded once per tile
+ * (uniform.c); ragged M and N, a window narrower and wider than a tile */
+static void t_where_index_vars(Tally *T) {
+  static const int Ms[] = {100, 64, 5, 130}, Ns[] = {90, 64, 7, 200}, Ws[] = {40, 100, 3, 17};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c], N = Ns[c], W = Ws[c];
+    Rng r = rng_seed("where_index_vars", (uint64_t)c);
+    Call k;
+    call_init(&k, "where_index_vars.tl", "where_index_vars");
+    Ten *S = call_in(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    call_arg(&k, "W=%d", W);
+    fill_uniform(S, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(Y, i, j) = A2(S, i, j) + (j <= i && j > i - W ? 0.0 : -1.0);
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d W=%d", M, N, W);
+    CHECK(T, call_check(&k, "where_index_vars", l));
+    call_free(&k);
+  }
+}
+
 /* window_var_recompute (tests/gpu/window_var_recompute.tl): tile vars of rows(),
  * cols() and scalars read by partial tile writes, computed again at the window's
  * elements (lower.c recompute_leaf): an index var at a window a column in, a red-black
@@ -9681,6 +9703,7 @@ static const Test tests[] = {
     {"scan_cols_warp_tiles", t_scan_cols_warp_tiles},
     {"scan_cols_home", t_scan_cols_home},
     {"window_home", t_window_home},
+    {"where_index_vars", t_where_index_vars},
     {"window_home_rows", t_window_home_rows},
     {"scan_types", t_scan_types},
     {"scan_dot_accumulator", t_scan_dot},
