@@ -480,6 +480,16 @@ static bool unify_elem(Checker *C, Loc loc, Expr *x, Expr *y, const Expr *keep, 
     /* acc = acc + X[..] with acc f32 and X f64: f64(acc) would give an f64 sum that
        acc cannot take, so the operand that is not of the target's type converts */
     if ((a->elem == C->want) != (b->elem == C->want)) {
+      /* ... but a 16- or 8-bit float target against an f32 (or f64) side: the arithmetic in
+         the narrow type would round at every step (beta * C[..] of an f16 C, f16(beta) *
+         C[..]); the narrow side widens, and the value is converted once where stored */
+      const Expr *narrow = a->elem == C->want ? x : y, *wide = narrow == x ? y : x;
+      if (elem_is_float(a->elem) && elem_is_float(b->elem) && elem_bytes[C->want] < 4 &&
+          elem_bytes[wide->ty.elem] >= 4) {
+        diag_note(C->d, narrow->loc, "compute in %s and round once: %s(...) around this operand, and %s(...) around the "
+                  "whole value stored", elem_names[wide->ty.elem], elem_names[wide->ty.elem], elem_names[C->want]);
+        return false;
+      }
       convert_note(C, a->elem == C->want ? y : x, C->want, "one side");
       return false;
     }
