@@ -3157,7 +3157,19 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
   case TO_STORE:
     if (op->rows == 0) print_element_store(P, op);
-    else each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
+    else if (op->uguard) { /* uniform.c, as for an assign */
+      line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
+      P->indent++;
+      P->uop = op;
+      each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
+      P->uop = NULL;
+      P->indent--;
+      line(P, "} else {");
+      P->indent++;
+      each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
+      P->indent--;
+      line(P, "}");
+    } else each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
     return;
   case TO_SPILL: print_spill(P, op); return;
   case TO_DOT: print_dot(P, op); return;

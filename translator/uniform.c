@@ -158,17 +158,25 @@ static void find_wheres(TirKernel *K, TirOp *op, const Expr *x) {
   }
 }
 
-static void block(TirKernel *K, TirBlock *b) {
+/* An elementwise assign over a whole tile, or in a loop a store of a tile (Y[..] =
+ * where(..), each element's value computed as it is stored: printed twice, it is worth
+ * it where it runs again). */
+static bool guardable(const TirOp *op, int loops) {
+  if (op->kind == TO_STORE) return loops > 0 && op->expr && op->rows > 0 && !op->td;
+  return op->kind == TO_ASSIGN && op->expr && !op->has_win && !op->win[0] && !op->win[1] && op->rows > 0;
+}
+
+static void block(TirKernel *K, TirBlock *b, int loops) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    if (op->kind == TO_ASSIGN && op->expr && !op->has_win && !op->win[0] && !op->win[1] && op->rows > 0)
-      find_wheres(K, op, op->expr);
-    block(K, &op->body);
-    block(K, &op->els);
+    if (guardable(op, loops)) find_wheres(K, op, op->expr);
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    block(K, &op->body, loops + loop);
+    block(K, &op->els, loops + loop);
   }
 }
 
-void uniform_wheres(TirKernel *K) { block(K, &K->body); }
+void uniform_wheres(TirKernel *K) { block(K, &K->body, 0); }
 
 /* ------------------------------------------------------------ mask vars
  *
@@ -271,13 +279,13 @@ static void mask_wheres(TirKernel *K, Masks *m, Expr *x) {
   }
 }
 
-static void mask_block(TirKernel *K, Masks *m, TirBlock *b) {
+static void mask_block(TirKernel *K, Masks *m, TirBlock *b, int loops) {
   for (int i = 0; i < b->ops.len; i++) {
     TirOp *op = b->ops.items[i];
-    if (op->kind == TO_ASSIGN && op->expr && !op->has_win && !op->win[0] && !op->win[1] && op->rows > 0)
-      mask_wheres(K, m, op->expr);
-    mask_block(K, m, &op->body);
-    mask_block(K, m, &op->els);
+    if (guardable(op, loops)) mask_wheres(K, m, op->expr);
+    bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+    mask_block(K, m, &op->body, loops + loop);
+    mask_block(K, m, &op->els, loops + loop);
   }
 }
 
@@ -312,7 +320,7 @@ void uniform_drop_unread(TirKernel *K, const TirVar *v) {
 
 void uniform_masks(TirKernel *K) {
   Masks m = {{0}};
-  mask_block(K, &m, &K->body);
+  mask_block(K, &m, &K->body, 0);
   for (int i = 0; i < K->remat.len; i++) /* read by partial tile writes as their expression (lower.c) */
     if (!vec_has(&m.vars, K->remat.items[i])) vec_push(K->a, &m.vars, K->remat.items[i]);
   /* until none goes: a var may be read only by another one's declaration (var near = kj > qi - W) */

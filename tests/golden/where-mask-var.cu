@@ -447,3 +447,244 @@ window(const float *__restrict__ S, float *__restrict__ Y, int q0, int W, int N)
     }
   }
 }
+
+// kernel store (where-mask-var.tl:34): 128 threads
+//   layout L0: [64, 64], runs of 4, lanes 2 x 16, warps 4 x 1: 32 per thread
+//   16-byte accesses when N % 4 == 0, S is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
+//   shared memory: 0 bytes; barriers: 0
+extern "C" __global__ void
+store(const float *__restrict__ S, float *__restrict__ Y, int q0, int N)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(S, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // where-mask-var.tl:35: for k0 in range(0, N, 64) {
+    for (int k0 = 0; k0 < N; k0 += 64) {
+      // where-mask-var.tl:36: Y[0 :+ 64, k0 :+ 64] = where(k0 + cols(64, 64) <= q0 + rows(64, 64), S[0 :+ 64, k0 :+ 64], -inf)
+      float t2c_v1[32];
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(S + ((long long)t2c_r0) * N + (k0 + t2c_c0));
+        t2c_v1[0] = t2c_w0.v[0];
+        t2c_v1[1] = t2c_w0.v[1];
+        t2c_v1[2] = t2c_w0.v[2];
+        t2c_v1[3] = t2c_w0.v[3];
+      } else {
+        t2c_v1[0] = 0.0f;
+        t2c_v1[1] = 0.0f;
+        t2c_v1[2] = 0.0f;
+        t2c_v1[3] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0));
+        t2c_v1[4] = t2c_w1.v[0];
+        t2c_v1[5] = t2c_w1.v[1];
+        t2c_v1[6] = t2c_w1.v[2];
+        t2c_v1[7] = t2c_w1.v[3];
+      } else {
+        t2c_v1[4] = 0.0f;
+        t2c_v1[5] = 0.0f;
+        t2c_v1[6] = 0.0f;
+        t2c_v1[7] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0));
+        t2c_v1[8] = t2c_w2.v[0];
+        t2c_v1[9] = t2c_w2.v[1];
+        t2c_v1[10] = t2c_w2.v[2];
+        t2c_v1[11] = t2c_w2.v[3];
+      } else {
+        t2c_v1[8] = 0.0f;
+        t2c_v1[9] = 0.0f;
+        t2c_v1[10] = 0.0f;
+        t2c_v1[11] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0));
+        t2c_v1[12] = t2c_w3.v[0];
+        t2c_v1[13] = t2c_w3.v[1];
+        t2c_v1[14] = t2c_w3.v[2];
+        t2c_v1[15] = t2c_w3.v[3];
+      } else {
+        t2c_v1[12] = 0.0f;
+        t2c_v1[13] = 0.0f;
+        t2c_v1[14] = 0.0f;
+        t2c_v1[15] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0));
+        t2c_v1[16] = t2c_w4.v[0];
+        t2c_v1[17] = t2c_w4.v[1];
+        t2c_v1[18] = t2c_w4.v[2];
+        t2c_v1[19] = t2c_w4.v[3];
+      } else {
+        t2c_v1[16] = 0.0f;
+        t2c_v1[17] = 0.0f;
+        t2c_v1[18] = 0.0f;
+        t2c_v1[19] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0));
+        t2c_v1[20] = t2c_w5.v[0];
+        t2c_v1[21] = t2c_w5.v[1];
+        t2c_v1[22] = t2c_w5.v[2];
+        t2c_v1[23] = t2c_w5.v[3];
+      } else {
+        t2c_v1[20] = 0.0f;
+        t2c_v1[21] = 0.0f;
+        t2c_v1[22] = 0.0f;
+        t2c_v1[23] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0));
+        t2c_v1[24] = t2c_w6.v[0];
+        t2c_v1[25] = t2c_w6.v[1];
+        t2c_v1[26] = t2c_w6.v[2];
+        t2c_v1[27] = t2c_w6.v[3];
+      } else {
+        t2c_v1[24] = 0.0f;
+        t2c_v1[25] = 0.0f;
+        t2c_v1[26] = 0.0f;
+        t2c_v1[27] = 0.0f;
+      }
+      if ((k0 + t2c_c0) < N) {
+        const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(S + ((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0));
+        t2c_v1[28] = t2c_w7.v[0];
+        t2c_v1[29] = t2c_w7.v[1];
+        t2c_v1[30] = t2c_w7.v[2];
+        t2c_v1[31] = t2c_w7.v[3];
+      } else {
+        t2c_v1[28] = 0.0f;
+        t2c_v1[29] = 0.0f;
+        t2c_v1[30] = 0.0f;
+        t2c_v1[31] = 0.0f;
+      }
+      if ((k0 + 63) <= q0) {  // every element takes the where()'s first branch
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)t2c_r0) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[0], t2c_v1[1], t2c_v1[2], t2c_v1[3]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[4], t2c_v1[5], t2c_v1[6], t2c_v1[7]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[8], t2c_v1[9], t2c_v1[10], t2c_v1[11]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[12], t2c_v1[13], t2c_v1[14], t2c_v1[15]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[16], t2c_v1[17], t2c_v1[18], t2c_v1[19]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[20], t2c_v1[21], t2c_v1[22], t2c_v1[23]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[24], t2c_v1[25], t2c_v1[26], t2c_v1[27]}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[28], t2c_v1[29], t2c_v1[30], t2c_v1[31]}});
+      } else {
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)t2c_r0) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + t2c_r0)) ? t2c_v1[0] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + t2c_r0)) ? t2c_v1[1] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + t2c_r0)) ? t2c_v1[2] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + t2c_r0)) ? t2c_v1[3] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[4] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[5] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[6] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[7] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[8] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[9] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[10] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[11] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[12] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[13] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[14] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[15] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[16] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[17] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[18] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[19] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[20] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[21] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[22] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[23] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[24] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[25] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[26] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[27] : -t2c::inf<float>()}});
+        if ((k0 + t2c_c0) < N) t2c::stg_vec<4>(Y + ((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0), t2c::Vec<float, 4>{{((k0 + t2c_c0) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[28] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[29] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[30] : -t2c::inf<float>(), ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[31] : -t2c::inf<float>()}});
+      }
+    }
+  } else {
+    // where-mask-var.tl:35: for k0 in range(0, N, 64) {
+    for (int k0 = 0; k0 < N; k0 += 64) {
+      // where-mask-var.tl:36: Y[0 :+ 64, k0 :+ 64] = where(k0 + cols(64, 64) <= q0 + rows(64, 64), S[0 :+ 64, k0 :+ 64], -inf)
+      float t2c_v1[32];
+      t2c_v1[0] = ((k0 + t2c_c0) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[1] = ((k0 + t2c_c0 + 1) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[2] = ((k0 + t2c_c0 + 2) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[3] = ((k0 + t2c_c0 + 3) < N ? S[((long long)t2c_r0) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[4] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[5] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[6] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[7] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[8] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[9] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[10] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[11] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[12] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[13] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[14] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[15] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[16] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[17] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[18] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[19] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[20] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[21] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[22] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[23] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[24] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[25] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[26] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[27] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      t2c_v1[28] = ((k0 + t2c_c0) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0)] : 0.0f);
+      t2c_v1[29] = ((k0 + t2c_c0 + 1) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 1)] : 0.0f);
+      t2c_v1[30] = ((k0 + t2c_c0 + 2) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 2)] : 0.0f);
+      t2c_v1[31] = ((k0 + t2c_c0 + 3) < N ? S[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 3)] : 0.0f);
+      if ((k0 + 63) <= q0) {  // every element takes the where()'s first branch
+        if ((k0 + t2c_c0) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0)] = t2c_v1[0];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 1)] = t2c_v1[1];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 2)] = t2c_v1[2];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 3)] = t2c_v1[3];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0)] = t2c_v1[4];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[5];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[6];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[7];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0)] = t2c_v1[8];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[9];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[10];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[11];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0)] = t2c_v1[12];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[13];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[14];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[15];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0)] = t2c_v1[16];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[17];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[18];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[19];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0)] = t2c_v1[20];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[21];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[22];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[23];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0)] = t2c_v1[24];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[25];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[26];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[27];
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0)] = t2c_v1[28];
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 1)] = t2c_v1[29];
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 2)] = t2c_v1[30];
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 3)] = t2c_v1[31];
+      } else {
+        if ((k0 + t2c_c0) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + t2c_r0)) ? t2c_v1[0] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + t2c_r0)) ? t2c_v1[1] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + t2c_r0)) ? t2c_v1[2] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)t2c_r0) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + t2c_r0)) ? t2c_v1[3] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[4] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[5] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[6] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 8)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 8))) ? t2c_v1[7] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[8] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[9] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[10] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 16)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 16))) ? t2c_v1[11] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[12] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[13] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[14] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 24)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 24))) ? t2c_v1[15] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[16] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[17] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[18] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 32)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 32))) ? t2c_v1[19] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[20] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[21] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[22] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 40)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 40))) ? t2c_v1[23] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[24] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[25] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[26] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 48)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 48))) ? t2c_v1[27] : -t2c::inf<float>();
+        if ((k0 + t2c_c0) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0)] = ((k0 + t2c_c0) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[28] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 1) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 1)] = ((k0 + (t2c_c0 + 1)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[29] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 2) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 2)] = ((k0 + (t2c_c0 + 2)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[30] : -t2c::inf<float>();
+        if ((k0 + t2c_c0 + 3) < N) Y[((long long)(t2c_r0 + 56)) * N + (k0 + t2c_c0 + 3)] = ((k0 + (t2c_c0 + 3)) <= (q0 + (t2c_r0 + 56))) ? t2c_v1[31] : -t2c::inf<float>();
+      }
+    }
+  }
+}

@@ -5202,6 +5202,27 @@ static void t_where_index_vars(Tally *T) {
   }
 }
 
+/* where_store: a store of a where() in a loop, guarded once per tile (uniform.c); ragged */
+static void t_where_store(Tally *T) {
+  static const int Ms[] = {100, 64, 5, 130}, Ns[] = {90, 64, 7, 200}, Ws[] = {40, 100, 3, 17};
+  for (int c = 0; c < 4; c++) {
+    int M = Ms[c], N = Ns[c], W = Ws[c];
+    Rng r = rng_seed("where_store", (uint64_t)c);
+    Call k;
+    call_init(&k, "where_store.tl", "where_store");
+    Ten *S = call_in(&k, "S", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    call_arg(&k, "W=%d", W);
+    fill_uniform(S, &r, -1, 1);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) R2(Y, i, j) = j <= i && j > i - W ? 2 * A2(S, i, j) : -1.0;
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d W=%d", M, N, W);
+    CHECK(T, call_check(&k, "where_store", l));
+    call_free(&k);
+  }
+}
+
 /* window_var_recompute (tests/gpu/window_var_recompute.tl): tile vars of rows(),
  * cols() and scalars read by partial tile writes, computed again at the window's
  * elements (lower.c recompute_leaf): an index var at a window a column in, a red-black
@@ -9704,6 +9725,7 @@ static const Test tests[] = {
     {"scan_cols_home", t_scan_cols_home},
     {"window_home", t_window_home},
     {"where_index_vars", t_where_index_vars},
+    {"where_store", t_where_store},
     {"window_home_rows", t_window_home_rows},
     {"scan_types", t_scan_types},
     {"scan_dot_accumulator", t_scan_dot},
