@@ -1117,9 +1117,24 @@ static void run_loads(Printer *P, const TirOp *op, At at, int n) {
   P->shift[0] = P->shift[1] = NULL;
 }
 
+/* Whether element at of window write op may lie in the window's rows: in a blocked
+ * layout of whole rows per repeat (not warp tiles, not rolled), repeat ir holds rows k ..
+ * k + lr wr - 1 (k = ir lr wr), and a window at a constant start that they miss is never
+ * written there (a halo tile's 4 rows above a 64-row block: 4 of its 5 row repeats,
+ * each a predicated 16-byte load that ptxas kept). */
+static bool win_rows_reach(Printer *P, const TirOp *op, At at) {
+  const Layout *p = parent_of(at.lay);
+  int64_t a = 0;
+  if (at.lay->kind != LY_BLOCKED || layout_warp_tiles(p) || P->roll == p || (op->win[0] && !check_const_int(op->win[0], &a)))
+    return true;
+  int k = at.ir * p->lr * p->wr, span = p->lr * p->wr;
+  return k < a + op->win_len[0] && k + span > a;
+}
+
 static void assign_elem(Printer *P, const TirOp *op, At at, void *ctx) {
   (void)ctx;
   const char *m = NULL;
+  if (op->has_win && !win_rows_reach(P, op, at)) return;
   run_loads(P, op, at, 1);
   if (op->has_win) {
     const char *a, *b;

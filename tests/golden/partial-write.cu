@@ -51,11 +51,6 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     if (t2c_r1 < 8) t[1] = t2c_sr4.v[1] * 2.0f;
     if (t2c_r1 < 8) t[2] = t2c_sr4.v[2] * 2.0f;
     if (t2c_r1 < 8) t[3] = t2c_sr4.v[3] * 2.0f;
-    const t2c::Vec<float, 4> t2c_sr5 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
-    if (t2c_r1 + 8 < 8) t[4] = t2c_sr5.v[0] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[5] = t2c_sr5.v[1] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[6] = t2c_sr5.v[2] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[7] = t2c_sr5.v[3] * 2.0f;
     // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
     t2c::stg_vec<4>(Y + t2c_r1 * 32 + t2c_c1, t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     t2c::stg_vec<4>(Y + (t2c_r1 + 8) * 32 + t2c_c1, t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
@@ -84,16 +79,11 @@ halves(const float *__restrict__ X, float *__restrict__ Y)
     t2c::sts_vec<4>(&t_s[t2c_r1 * 32 + t2c_c1], t2c::Vec<float, 4>{{t[0], t[1], t[2], t[3]}});
     t2c::sts_vec<4>(&t_s[(t2c_r1 + 8) * 32 + t2c_c1], t2c::Vec<float, 4>{{t[4], t[5], t[6], t[7]}});
     __syncthreads();  // t_s: written at line 7, read here by other threads
-    const t2c::Vec<float, 4> t2c_sr6 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
-    if (t2c_r1 < 8) t[0] = t2c_sr6.v[0] * 2.0f;
-    if (t2c_r1 < 8) t[1] = t2c_sr6.v[1] * 2.0f;
-    if (t2c_r1 < 8) t[2] = t2c_sr6.v[2] * 2.0f;
-    if (t2c_r1 < 8) t[3] = t2c_sr6.v[3] * 2.0f;
-    const t2c::Vec<float, 4> t2c_sr7 = t2c_r1 + 8 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1 + 8) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
-    if (t2c_r1 + 8 < 8) t[4] = t2c_sr7.v[0] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[5] = t2c_sr7.v[1] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[6] = t2c_sr7.v[2] * 2.0f;
-    if (t2c_r1 + 8 < 8) t[7] = t2c_sr7.v[3] * 2.0f;
+    const t2c::Vec<float, 4> t2c_sr5 = t2c_r1 < 8 ? t2c::lds_vec<4>(&t_s[((8) + t2c_r1) * 32 + t2c_c1]) : t2c::Vec<float, 4>{};
+    if (t2c_r1 < 8) t[0] = t2c_sr5.v[0] * 2.0f;
+    if (t2c_r1 < 8) t[1] = t2c_sr5.v[1] * 2.0f;
+    if (t2c_r1 < 8) t[2] = t2c_sr5.v[2] * 2.0f;
+    if (t2c_r1 < 8) t[3] = t2c_sr5.v[3] * 2.0f;
     // partial-write.tl:8: Y[0 :+ 16, 0 :+ 32] = t
     Y[t2c_r1 * 32 + t2c_c1] = t[0];
     Y[t2c_r1 * 32 + (t2c_c1 + 1)] = t[1];

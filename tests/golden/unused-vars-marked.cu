@@ -59,10 +59,6 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     if (t2c_r0 == 0) w[1] = a[1];
     if (t2c_r0 == 0) w[2] = a[2];
     if (t2c_r0 == 0) w[3] = a[3];
-    if (t2c_r0 + 16 == 0) w[4] = a[4];
-    if (t2c_r0 + 16 == 0) w[5] = a[5];
-    if (t2c_r0 + 16 == 0) w[6] = a[6];
-    if (t2c_r0 + 16 == 0) w[7] = a[7];
     // unused-vars-marked.tl:13: var s: tile<f32>[32, 1] = 0.0
     float s[2];
     s[0] = 0.0f;
@@ -132,10 +128,6 @@ unused_vars(const float *__restrict__ A, float *__restrict__ O)
     if (t2c_r0 == 0) w[1] = a[1];
     if (t2c_r0 == 0) w[2] = a[2];
     if (t2c_r0 == 0) w[3] = a[3];
-    if (t2c_r0 + 16 == 0) w[4] = a[4];
-    if (t2c_r0 + 16 == 0) w[5] = a[5];
-    if (t2c_r0 + 16 == 0) w[6] = a[6];
-    if (t2c_r0 + 16 == 0) w[7] = a[7];
     // unused-vars-marked.tl:13: var s: tile<f32>[32, 1] = 0.0
     float s[2];
     s[0] = 0.0f;
