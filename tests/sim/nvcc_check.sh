@@ -36,7 +36,9 @@ if "$nvcc" -std=c++17 -arch=sm_90 -I"$root/rt" -ptx "$src" -o "$out/tc_90.ptx"; 
            'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16' 'ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16' \
            'cp.async.cg.shared.global' 'cp.async.ca.shared.global' 'cp.async.commit_group' \
            'cp.async.wait_group 0' 'cp.async.wait_group 1' 'mul.hi.u32' \
-           'atom.global.add.v4.f32' 'atom.global.add.v2.f32' 'atom.add.noftz.f16x2' 'atom.add.noftz.bf16x2'; do
+           'atom.global.add.v4.f32' 'atom.global.add.v2.f32' 'red.global.add.noftz.f16x2' 'red.global.add.noftz.bf16x2' \
+           'red.global.add.noftz.v4.f16x2' 'red.global.add.noftz.v2.f16x2' 'red.global.add.noftz.v4.bf16x2' \
+           'red.global.add.noftz.v2.bf16x2' 'red.global.add.noftz.f16 ' 'red.global.add.noftz.bf16 '; do
     grep -qF "$w" "$out/tc_90.ptx" || fail "sm_90 PTX lacks $w"
   done
 else

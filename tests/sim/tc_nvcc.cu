@@ -4,7 +4,8 @@
 // With -DT2C_NO_CALLS it calls none, and must compile for sm_75 too.
 // rand_all calls the random-number helpers (on every target); atomic_runs the
 // atomic_add runs, each where the translator emits it (f16 and bf16 pairs from
-// sm_80, f32 pairs and quads from sm_90; layout.c atomic_run).
+// sm_80, f32 pairs and quads and 16-bit runs of 4 and 8 from sm_90; layout.c
+// atomic_run), and the 16-bit scalars.
 #include <tile2cu/rt.cuh>
 
 extern "C" __global__ void __launch_bounds__(32)
@@ -68,6 +69,16 @@ atomic_runs(float *__restrict__ F, __half *__restrict__ H, __nv_bfloat16 *__rest
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   t2c::atomic_add_vec<4>(F + 4 * i, t2c::Vec<float, 4>{{1.0f, 2.0f, 3.0f, (float)i}});
   t2c::atomic_add_vec<2>(F + 128 + 2 * i, t2c::Vec<float, 2>{{1.0f, (float)i}});
+  const __half h = __float2half((float)i);
+  const __nv_bfloat16 b = __float2bfloat16((float)i);
+  t2c::atomic_add_vec<8>(H + 64 + 8 * i, t2c::Vec<__half, 8>{{h, h, h, h, h, h, h, h}});
+  t2c::atomic_add_vec<4>(H + 320 + 4 * i, t2c::Vec<__half, 4>{{h, h, h, h}});
+  t2c::atomic_add_vec<8>(B + 64 + 8 * i, t2c::Vec<__nv_bfloat16, 8>{{b, b, b, b, b, b, b, b}});
+  t2c::atomic_add_vec<4>(B + 320 + 4 * i, t2c::Vec<__nv_bfloat16, 4>{{b, b, b, b}});
+  t2c::atomic_add(B + 448 + i, b);
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  t2c::atomic_add(H + 448 + i, __float2half((float)i));
 #endif
   F[192 + i] = (float)i;
 }
