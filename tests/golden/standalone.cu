@@ -688,23 +688,23 @@ template <int N> T2C_DEVICE void atomic_add_vec(float *p, const Vec<float, N> &w
 }
 #endif
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-// runs of 2, 4 or 8 16-bit floats (T __half or __nv_bfloat16), as 1, 2 or 4 packed words
-template <int N, typename T> T2C_DEVICE void red_add_16_(T *p, const Vec<T, N> &w) {
+// runs of 2, 4 or 8 16-bit floats (H: __half, else __nv_bfloat16), as 1, 2 or 4 packed
+// words (no <type_traits> under NVRTC: the caller says which type)
+template <bool H, int N, typename T> T2C_DEVICE void red_add_16_(T *p, const Vec<T, N> &w) {
   static_assert(N == 2 || N == 4 || N == 8, "16-bit atomic runs are of 2, 4 or 8");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  static_assert(N == 2 && std::is_same<T, __half>::value, "before sm_90, 16-bit atomic runs are f16 pairs");
+  static_assert(N == 2 && H, "before sm_90, 16-bit atomic runs are f16 pairs");
 #endif
   VecWords_<T, N> x;
   x.v = w;
-  constexpr bool h = std::is_same<T, __half>::value;
   if constexpr (N == 2) {
-    if constexpr (h) asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
+    if constexpr (H) asm volatile("red.global.add.noftz.f16x2 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
     else asm volatile("red.global.add.noftz.bf16x2 [%0], %1;" ::"l"(p), "r"(x.u[0]) : "memory");
   } else if constexpr (N == 4) {
-    if constexpr (h) asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
+    if constexpr (H) asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
     else asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]) : "memory");
   } else {
-    if constexpr (h)
+    if constexpr (H)
       asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x.u[0]), "r"(x.u[1]),
                    "r"(x.u[2]), "r"(x.u[3]) : "memory");
     else
@@ -712,10 +712,10 @@ template <int N, typename T> T2C_DEVICE void red_add_16_(T *p, const Vec<T, N> &
                    "r"(x.u[2]), "r"(x.u[3]) : "memory");
   }
 }
-template <int N> T2C_DEVICE void atomic_add_vec(__half *p, const Vec<__half, N> &w) { red_add_16_(p, w); }
+template <int N> T2C_DEVICE void atomic_add_vec(__half *p, const Vec<__half, N> &w) { red_add_16_<true>(p, w); }
 #endif
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) { red_add_16_(p, w); }
+template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) { red_add_16_<false>(p, w); }
 #elif __CUDA_ARCH__ >= 800
 template <int N> T2C_DEVICE void atomic_add_vec(__nv_bfloat16 *p, const Vec<__nv_bfloat16, N> &w) {
   static_assert(N == 2, "bf16 atomic runs are pairs before sm_90");
