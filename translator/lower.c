@@ -1215,7 +1215,8 @@ static bool zero_start(const Expr *s) {
  * (relate_leaf, check_leaf), as any op reads such a value. A tile var keeps
  * its copy: its layout is its own. */
 static bool window_in_place(const Leaves *lv, const Expr *x, const TirVar *v) {
-  if (v->sym || x->kind != E_CALL || (builtin_class[x->u.call.builtin] != BC_RED && !is_arg(x))) return false;
+  if (v->sym || x->kind != E_CALL || x->u.call.cast != T_NONE || (builtin_class[x->u.call.builtin] != BC_RED && !is_arg(x)))
+    return false;
   if (v->rows == 1 && v->cols > 1) return v->cols == lv->dst->cols && zero_start(lv->start[1]);
   if (v->cols == 1 && v->rows > 1) return v->rows == lv->dst->rows && zero_start(lv->start[0]);
   return false;
@@ -1378,8 +1379,9 @@ static bool loop_leaf(const Expr *x, const Sym *y, Stmt *loop) {
   case E_UNARY: return loop_leaf(x->u.unary.a, y, loop);
   case E_BINARY: return loop_leaf(x->u.binary.a, y, loop) || loop_leaf(x->u.binary.b, y, loop);
   case E_CALL:
-    if (builtin_class[x->u.call.builtin] == BC_RED || x->u.call.builtin == B_TRANSPOSE || x->u.call.builtin == B_DOT)
-      return false; /* read at other elements anyway */
+    if (x->u.call.cast == T_NONE && (builtin_class[x->u.call.builtin] == BC_RED || x->u.call.builtin == B_TRANSPOSE ||
+                                     x->u.call.builtin == B_DOT))
+      return false; /* read at other elements anyway (a cast has no builtin) */
     for (int i = 0; i < x->u.call.nargs; i++)
       if (loop_leaf(x->u.call.args[i], y, loop)) return true;
     return false;
