@@ -3125,6 +3125,26 @@ static bool packed_copy(Printer *P, const TirOp *op) {
   return true;
 }
 
+/* op's elements in its layout; an op uniform.c guarded (an assign, a store in a loop)
+ * twice: under its guard, where its where()s take their first branch, else as written. */
+static void each_elem_guarded(Printer *P, const TirOp *op, int step, ElemFn fn) {
+  if (!op->uguard) {
+    each_elem(P, op, op->lay, step, fn, NULL);
+    return;
+  }
+  line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
+  P->indent++;
+  P->uop = op;
+  each_elem(P, op, op->lay, step, fn, NULL);
+  P->uop = NULL;
+  P->indent--;
+  line(P, "} else {");
+  P->indent++;
+  each_elem(P, op, op->lay, step, fn, NULL);
+  P->indent--;
+  line(P, "}");
+}
+
 static void print_op_kind(Printer *P, const TirOp *op) {
   OpenLoop open;
   switch (op->kind) {
@@ -3149,21 +3169,7 @@ static void print_op_kind(Printer *P, const TirOp *op) {
       line(P, "%s[0] %s %s;", op->dst->cname, op_text(op->op), strip(P, ex(P, op->expr, op->dst->elem, NULL)));
       return;
     }
-    if (op->uguard) { /* uniform.c: the where()s hold over the whole tile under the guard */
-      line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
-      P->indent++;
-      P->uop = op;
-      each_elem(P, op, op->lay, 1, assign_elem, NULL);
-      P->uop = NULL;
-      P->indent--;
-      line(P, "} else {");
-      P->indent++;
-    }
-    each_elem(P, op, op->lay, 1, assign_elem, NULL);
-    if (op->uguard) {
-      P->indent--;
-      line(P, "}");
-    }
+    each_elem_guarded(P, op, 1, assign_elem);
     return;
   case TO_REDUCE:
     if (!op->intra) print_decl(P, op->dst); /* (an in-thread fold adds to partials declared before the loop) */
@@ -3172,19 +3178,7 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   case TO_SCRATCH_WRITE: case TO_SCRATCH_READ: print_scratch(P, op); return;
   case TO_STORE:
     if (op->rows == 0) print_element_store(P, op);
-    else if (op->uguard) { /* uniform.c, as for an assign */
-      line(P, "if (%s) {  // every element takes the where()'s first branch", strip(P, ex(P, op->uguard, T_BOOL, NULL)));
-      P->indent++;
-      P->uop = op;
-      each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
-      P->uop = NULL;
-      P->indent--;
-      line(P, "} else {");
-      P->indent++;
-      each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
-      P->indent--;
-      line(P, "}");
-    } else each_elem(P, op, op->lay, access_vec(P, op), store_elem, NULL);
+    else each_elem_guarded(P, op, access_vec(P, op), store_elem);
     return;
   case TO_SPILL: print_spill(P, op); return;
   case TO_DOT: print_dot(P, op); return;
@@ -3203,7 +3197,7 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     if (op->dop)
       line(P, "t2c::wgmma_wait<%d>();  // the previous iteration's dot at line %d, deferred, has completed", op->pending,
            op->dop->stmt->loc.line);
-    else if (!op->nowait) line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
+    else if (op->pending >= 0) line(P, "t2c::wgmma_wait<%d>();  // the loop's last wgmma has completed", op->pending);
     line(P, "t2c::wgmma_fence_operand(%s);", op->dst->cname);
     return;
   case TO_WG_DEFER:
@@ -3414,7 +3408,8 @@ static const char *summary(Printer *P) {
       buf_printf(&b, "//   %s: never held, computed in the indices of the loads issued ahead\n", v->sym->name);
     else if (v->home)
       buf_printf(&b, "//   %s: shared, in %s, %s (%s, %d x %s per thread)\n", v->sym->name, P->K->bufs[v->home - 1].cname,
-                 v->win_home ? "written a window at a time from another layout" : "too large for registers", layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
+                 v->win_home ? "written a window at a time from another layout" : "too large for registers",
+                 layout_str(P->a, v->layout), layout_count(v->layout), elem_names[v->elem]);
     else
       buf_printf(&b, "//   %s: registers, %d x %s per thread (%s)\n", v->sym->name, layout_count(v->layout),
                  elem_names[v->elem], layout_str(P->a, v->layout));

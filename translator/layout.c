@@ -1350,12 +1350,7 @@ static void forward_windows(TirKernel *K, TirBlock *b) {
     f->rows = y->rows;
     f->cols = y->cols;
     f->pitch = y->cols + 1;
-    f->cname = arena_printf(K->a, "%s_s", y->cname);
-    for (int k = 0, n = 2; k < K->nbufs; k++)
-      if (&K->bufs[k] != f && strcmp(K->bufs[k].cname, f->cname) == 0) {
-        f->cname = arena_printf(K->a, "%s_s%d", y->cname, n++);
-        k = -1;
-      }
+    f->cname = tir_copy_cname(K, y, false, f);
     make_home(K, y, "it is written a window at a time in a loop from values in another layout, which write it in place");
     f->what = arena_printf(K->a, "%s, written a window at a time", y->sym ? y->sym->name : y->what);
     y->win_home = true;
@@ -4471,7 +4466,7 @@ static void wg_pins(TirKernel *K, TirBlock *b) {
     if ((op->kind == TO_FOR || op->kind == TO_WHILE) && completes)
       for (int j = i + 1; j < b->ops.len; j++) { /* several dots in flight: a wait for each accumulator */
         const TirOp *w = b->ops.items[j];
-        if (j > i + 1 && (w->kind != TO_WG_WAIT || !w->nowait)) break;
+        if (j > i + 1 && (w->kind != TO_WG_WAIT || w->pending >= 0)) break;
         TirOp *pin = tir_new_op(K, NULL, TO_WG_PIN, op->stmt);
         pin->dst = w->dst;
         vec_push(K->a, &out, pin);

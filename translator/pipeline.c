@@ -1173,10 +1173,8 @@ static bool stage_rings(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *t
   f->body.ops = head;
   for (int j = 0; j < ndots; j++) { /* the first waits for every group; each pins its accumulator */
     TirOp *wg = new_op(K, TO_WG_WAIT, f->stmt);
-    wg->pending = 0;
+    wg->pending = j ? -1 : 0;
     wg->dst = dots[j]->dst; /* the accumulator it completes */
-    wg->dop = NULL;
-    wg->nowait = j > 0;
     vec_push(K->a, after, wg);
   }
   if (tma && depth > 0 && behind) { /* the last iteration's stage, which no iteration after it released */

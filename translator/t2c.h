@@ -900,10 +900,10 @@ typedef struct TirOp {
                             fragments and B's stage are saved in t2c_df<n>_a and t2c_df<n> */
   int frag, fset, nsets; /* TO_FRAGS, and a TO_DOT part that takes its fragments from set fset of the
                             arrays t2c_fa<frag> / t2c_fb<frag> (frag 0: it loads its own) */
-  bool nowait;           /* TO_WG_WAIT after a loop of several wgmma dots in flight: an earlier one waited for
-                            every group; this one pins its accumulator only */
   int pending;           /* TO_ASYNC_WAIT, TO_WG_WAIT; a wgmma TO_DOT: the groups it leaves in flight
-                            (-1: one of several dots in flight whose last one waits, pipeline.c)
+                            (-1: one of several dots in flight whose last one waits, pipeline.c; a
+                            TO_WG_WAIT after their loop: an earlier one waited, this one pins its
+                            accumulator only)
                             (pipeline.c: 1 in a stage ring's loop, completed by the next iteration's
                             dot or by the TO_WG_WAIT after the loop) */
   const char *counter;   /* TO_FOR with stage rings: its iteration counter (pipeline.c) */
@@ -1132,6 +1132,7 @@ TirVar *tir_var_of(const TirKernel *K, const Sym *y); /* the one value that hold
 TirRead *tir_read(const TirKernel *K, const Expr *x);
 /* v's shared copy (made on first use); -1 when there are too many buffers. */
 int tir_copy_buf(TirKernel *K, TirVar *v);
+const char *tir_copy_cname(const TirKernel *K, const TirVar *v, bool trans, const TirBuf *f);
 /* pipeline.c: the index of KernelInfo's tensor map of X in boxes of rows x cols, swz-byte swizzled (made once). */
 int tir_tma_map(TirKernel *K, const Sym *X, int rows, int cols, int swz);
 /* The same copy read by ldmatrix: rows 16-byte aligned, padded by 16 bytes. */

@@ -401,17 +401,24 @@ int tir_value_cap(const TirVar *v) {
 }
 
 /* A new copy of v (plain, or transposed). */
+/* The name of v's copy f: v's name and _s (_t transposed), numbered where another
+ * buffer has it already (a copy lower.c gave another value, t = transpose(v): t's copy
+ * holds v; one layout.c made v's, forward_windows). */
+const char *tir_copy_cname(const TirKernel *K, const TirVar *v, bool trans, const TirBuf *f) {
+  const char *c = arena_printf(K->a, "%s_%s", v->cname, trans ? "t" : "s");
+  for (int i = 0, n = 2; i < K->nbufs; i++)
+    if (&K->bufs[i] != f && strcmp(K->bufs[i].cname, c) == 0) {
+      c = arena_printf(K->a, "%s_%s%d", v->cname, trans ? "t" : "s", n++);
+      i = -1;
+    }
+  return c;
+}
+
 static int new_copy(TirKernel *K, TirVar *v, bool trans) {
   if (K->nbufs == TIR_MAX_BUFS) return -1;
   TirBuf *f = &K->bufs[K->nbufs];
   const char *name = v->sym ? v->sym->name : v->what;
-  f->cname = arena_printf(K->a, "%s_%s", v->cname, trans ? "t" : "s");
-  /* a copy lower.c gave another value (t = transpose(v): t's copy holds v) may have the name */
-  for (int i = 0, n = 2; i < K->nbufs; i++)
-    if (strcmp(K->bufs[i].cname, f->cname) == 0) {
-      f->cname = arena_printf(K->a, "%s_%s%d", v->cname, trans ? "t" : "s", n++);
-      i = -1;
-    }
+  f->cname = tir_copy_cname(K, v, trans, f);
   f->what = trans ? arena_printf(K->a, "transposed shared copy of %s", name) : arena_printf(K->a, "shared copy of %s", name);
   f->elem = v->elem;
   f->rows = v->rows;
@@ -696,7 +703,7 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
     break;
   case TO_BARRIER: buf_printf(&b, "%s (%s)", op->warp ? " __syncwarp" : "", op->reason); break;
   case TO_ASYNC_WAIT: case TO_WG_WAIT:
-    buf_printf(&b, " (%d pending)", op->pending);
+    buf_printf(&b, op->pending < 0 ? " (none: an earlier wait completed it)" : " (%d pending)", op->pending);
     if (op->dop) buf_printf(&b, ": the deferred dot of line %d has completed", op->dop->stmt->loc.line);
     break;
   case TO_WG_DEFER:
