@@ -1739,7 +1739,7 @@ static bool place_values(TirKernel *K, const char **why) {
       best->fused = load;
       best->home_why = w;
     } else if (!best) {
-      pressure_warning(K, TIR_MAX_VALUE_REGS, NULL);
+      K->pressure_late = true; /* layout_pressure_late: a staged epilogue load may take its value out of registers */
       break;
     } else if (!make_home(K, best, w)) {
       *why = "values too large for registers together, and no room for another shared copy";
@@ -4200,6 +4200,7 @@ static bool stage_store(TirKernel *K, TirBlock *b, int *i, const Layout *m, cons
                     arena_printf(K->a, "the value stored at line %d, in %s", op->stmt->loc.line, elem_names[et]));
     t->cname = arena_printf(K->a, "t2c_epi%d", t->id); /* lower.c names its temporaries t2c_v<n> */
     t->layout = m;
+    t->cvt_packed = tir_packed_words(et, layout_count(m)) > 0;
   }
   bool again = bi >= 0;
   if (!again) bi = tir_copy_buf(K, t);
@@ -4568,6 +4569,14 @@ static void coords_fn(TirKernel *K, TirOp *op, void *ctx) {
     l->coord_r = l->coord_c = true;
   if ((op->lay->kind != LY_SLICE || op->lay->dim == 1) && (bits & 1)) l->coord_r = true;
   if ((op->lay->kind != LY_SLICE || op->lay->dim == 0) && (bits & 2)) l->coord_c = true;
+}
+
+/* The warning place_values deferred: the values past the budget, none of which could move
+ * to shared memory then, once layout_epilogues has staged what it could (an in-place
+ * GEMM epilogue's C slice, 128 a thread beside a 128 x 256 accumulator, lives in its copy). */
+void layout_pressure_late(TirKernel *K) {
+  if (K->pressure_late && tir_value_regs(K) > TIR_MAX_VALUE_REGS) pressure_warning(K, TIR_MAX_VALUE_REGS, NULL);
+  K->pressure_late = false;
 }
 
 /* The staged epilogues (above), after pipeline.c: the stage rings' bytes are

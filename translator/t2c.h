@@ -745,6 +745,9 @@ typedef struct TirVar {
    * words, 4 (2) elements a word (tir_var_regs): only its loads and the ring's copies touch
    * it, whole words where they can (emit_tir.c) */
   bool packed;
+  /* layout.c stage_store: a staged store's 16- or 8-bit value, whose converts ptxas packs
+   * into whole words for stmatrix (F2FP: two f32 to one f16x2): counted in words */
+  bool cvt_packed;
 } TirVar;
 
 typedef enum TirOpKind {
@@ -1052,6 +1055,7 @@ typedef struct TirKernel {
   Kernel *k;
   KernelInfo *ki;
   Loc why_at;            /* layout.c: the statement a refusal's reason is about (line 0: none) */
+  bool pressure_late;    /* layout.c: values past the budget that none of which can move: warned once the epilogues are staged */
   const TargetConfig *t;
   const HwPath *hw;
   Arena *a;
@@ -1231,6 +1235,7 @@ void uniform_drop_unread(TirKernel *K, const TirVar *v);
 void uniform_wheres(TirKernel *K);
 /* layout.c, after pipeline.c: stores of mma layouts staged through shared memory where they fit */
 void layout_epilogues(TirKernel *K);
+void layout_pressure_late(TirKernel *K);
 /* pipeline.c: @pipeline(n) loops load n - 1 iterations ahead into registers */
 void pipeline_loops(TirKernel *K);
 /* sync.c */

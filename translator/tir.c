@@ -319,7 +319,7 @@ static Live live_ranges(const TirKernel *K, const TirOp *op, bool held) {
 }
 
 static int value_regs(const TirVar *v) {
-  if (v->packed) return tir_packed_words(v->elem, layout_count(v->layout));
+  if (v->packed || v->cvt_packed) return tir_packed_words(v->elem, layout_count(v->layout));
   return layout_count(v->layout) / (v->parts ? v->parts : 1) * (elem_bytes[v->elem] > 4 ? 2 : 1);
 }
 
@@ -823,9 +823,13 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
   }
   uniform_wheres(K);
   K->stage = "layout";
-  if (last && strcmp(last, "layout") == 0) return K;
+  if (last && strcmp(last, "layout") == 0) {
+    layout_pressure_late(K);
+    return K;
+  }
   pipeline_loops(K);
   layout_epilogues(K); /* needs the stage rings' bytes */
+  layout_pressure_late(K);
   K->stage = "pipeline";
   if (last && strcmp(last, "pipeline") == 0) return K;
   sync_place(K);

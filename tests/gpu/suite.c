@@ -6234,6 +6234,42 @@ static void t_residual_epilogue(Tally *T) {
   }
 }
 
+/* inplace_epilogue (tests/gpu/inplace_epilogue.tl): C = f16(alpha A B + beta C) in place,
+ * C's load staged, the store in pairs after a barrier; ragged (the general body's loops over
+ * runs, rows and columns past the tensor) and exact. */
+static void t_inplace_epilogue(Tally *T) {
+  static const int MNK[][3] = {{130, 300, 72}, {128, 256, 64}, {37, 260, 200}};
+  static const char *const targets[] = {NULL, "sm_80", "sm_90a"};
+  for (int c = 0; c < 9; c++) {
+    int M = MNK[c % 3][0], N = MNK[c % 3][1], K = MNK[c % 3][2];
+    const char *tg = targets[c / 3];
+    Rng r = rng_seed("inplace_epilogue", (uint64_t)c);
+    Call k;
+    call_init(&k, "inplace_epilogue.tl", "inplace_epilogue");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(M, K));
+    Ten *B = call_in(&k, "B", F16, 2, SHAPE(K, N));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(M, N));
+    fill_uniform(A, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    double alpha = 0.75, beta = -1.5;
+    call_arg(&k, "alpha=%g", alpha);
+    call_arg(&k, "beta=%g", beta);
+    C->init = calloc((size_t)C->n, sizeof(double));
+    for (long long e = 0; e < C->n; e++) C->init[e] = round_dt(F16, rng_uniform(&r, -4, 4));
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double a = 0;
+        for (int t = 0; t < K; t++) a += A2(A, i, t) * A2(B, t, j);
+        R2(C, i, j) = round_dt(F16, alpha * a + beta * C->init[(long long)i * N + j]);
+      }
+    char l[64];
+    label(l, sizeof l, "%s%sM=%d N=%d K=%d", tg ? tg : "", tg ? " " : "", M, N, K);
+    CHECK(T, call_check(&k, "inplace_epilogue", l));
+    call_free(&k);
+  }
+}
+
 /* pipeline_nested: a @pipeline loop run twice by an enclosing loop. K = 200 is 7
  * iterations of 32: the last reads stage 0, which the second run's first copy
  * refills; K = 77 takes the general body (element copies). */
@@ -9653,6 +9689,7 @@ static const Test tests[] = {
     {"packed_rings", t_packed_rings},
     {"rings_min_blocks", t_rings_min_blocks},
     {"residual_epilogue", t_residual_epilogue},
+    {"inplace_epilogue", t_inplace_epilogue},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
