@@ -262,6 +262,17 @@ static bool loop_step_start(const Stmt *f, int64_t len, const Sym *S, int64_t *s
   return *st > 0 && len <= *st;
 }
 
+/* Whether x <= size S: S itself, or a min() one of whose operands is (a loop's end
+ * range(r0, min(M, r0 + 32)): its variable stays below M). */
+static bool at_most_size(const Expr *x, const Sym *S) {
+  x = facts_resolve(x);
+  if (facts_as_size(x) == S) return true;
+  if (x->kind != E_CALL || x->u.call.builtin != B_MIN || x->u.call.cast != T_NONE) return false;
+  for (int i = 0; i < x->u.call.nargs; i++)
+    if (at_most_size(x->u.call.args[i], S)) return true;
+  return false;
+}
+
 /* Whether start + len <= dim d of X for every execution the translator can see. */
 bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym *X, int d) {
   start = facts_resolve(start);
@@ -275,7 +286,7 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
     int64_t vmax;
     if (loop_max(start->u.ident.sym, &vmax)) /* v <= its last value */
       return S ? facts_assumed_at_least(ki, S, vmax + len) : vmax + len <= D;
-    if (len == 1 && S && facts_as_size(f->u.forr.hi) == S) return true; /* v < S in the body, whatever the step */
+    if (len == 1 && S && at_most_size(f->u.forr.hi, S)) return true; /* v < S in the body, whatever the step */
     /* v and S both multiples of the step: v <= S - step (range(ctx.block.x * 64, S, 64),
      * range(k0 / BQ * BQ, S, BQ) as much as range(0, S, 64)) */
     int64_t st;

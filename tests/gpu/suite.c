@@ -6234,6 +6234,31 @@ static void t_residual_epilogue(Tally *T) {
   }
 }
 
+/* loop_end_min (tests/gpu/loop_end_min.tl): rows r of range(r0, min(M, r0 + 32)), their
+ * row tests dropped; Y = X - rowmax(X) over N <= 1024 columns (elements past N read 0:
+ * they count in the max). */
+static void t_loop_end_min(Tally *T) {
+  static const int MN[][2] = {{70, 1000}, {64, 1024}, {5, 3}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("loop_end_min", (uint64_t)c);
+    Call k;
+    call_init(&k, "loop_end_min.tl", "loop_end_min");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -3, -1);
+    for (int i = 0; i < M; i++) {
+      double m = N < 1024 ? 0.0 : -1e300;
+      for (int j = 0; j < N; j++) m = A2(X, i, j) > m ? A2(X, i, j) : m;
+      for (int j = 0; j < N; j++) R2(Y, i, j) = (float)A2(X, i, j) - (float)m;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "loop_end_min", l));
+    call_free(&k);
+  }
+}
+
 /* inplace_epilogue (tests/gpu/inplace_epilogue.tl): C = f16(alpha A B + beta C) in place,
  * C's load staged, the store in pairs after a barrier; ragged (the general body's loops over
  * runs, rows and columns past the tensor) and exact. */
@@ -9690,6 +9715,7 @@ static const Test tests[] = {
     {"rings_min_blocks", t_rings_min_blocks},
     {"residual_epilogue", t_residual_epilogue},
     {"inplace_epilogue", t_inplace_epilogue},
+    {"loop_end_min", t_loop_end_min},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
