@@ -149,7 +149,7 @@ t2c_status t2c_compile(t2c_program *p, const t2c_compile_options *opts);
 /* t2c_compile with translator options, each a string as on the tile2cu
  * command line: "-D" then "NAME=VALUE", or "-DNAME=VALUE" (the file-level
  * const NAME takes VALUE, an integer or float literal; of several -D of one
- * NAME the last wins), "-Wno-NAME" (no warning NAME), "-Werror" (warnings
+ * NAME the last wins), "-Wno-NAME" (no warning NAME), "-WNAME" (NAME on again), "-Werror" (warnings
  * are errors), "-w" (no warnings). args may be NULL when nargs is 0. The
  * program is translated again unless its last translation had the same
  * target and the same args; t2c_program_cuda_source and the diagnostics are

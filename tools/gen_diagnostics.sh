@@ -59,7 +59,7 @@ title() { # family -> heading
   unroll) echo "@unroll" ;;
   var) echo "var declarations" ;;
   where) echo "where" ;;
-  warning) echo "Warning options: -Wno-NAME, -Werror, -w" ;;
+  warning) echo "Warning options: -Wno-NAME, -WNAME, -Werror, -w" ;;
   bounds) echo "Bounds checks" ;;
   *) echo "$1" ;;
   esac
@@ -132,7 +132,7 @@ Warnings do not change the exit status. Usage and I/O problems (exit status 2) a
 described in `docs/cli.md`.
 
 Every warning has a name, shown at the end of its line as `[-Wname]` (clang style).
-`-Wno-NAME` turns one off, `-w` all of them, and `-Werror` makes each an error
+`-Wno-NAME` turns one off (`-WNAME` on again), `-w` all of them, and `-Werror` makes each an error
 (`error: ... [-Werror,-Wname]`): all are reported, then the exit status is 1 and
 nothing is written. Every verb takes these options, and libtile2cu's
 `t2c_compile_args`. The names (from `translator/warnings.def`):

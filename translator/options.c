@@ -6,6 +6,8 @@
  *                                 own rules (lex.c), with an optional '-'; of
  *                                 several -D of one NAME the last wins
  *   -Wno-NAME                     warning NAME is off (warnings.def)
+ *   -WNAME                        warning NAME is on (the default; of -WNAME and
+ *                                 -Wno-NAME of one NAME the last wins)
  *   -Werror                       warnings are errors
  *   -w                            no warnings
  *
@@ -49,9 +51,10 @@ static bool read_warning_option(Arena *a, Diag *d, const char *s) {
   if (strcmp(s, "-w") == 0) d->no_warnings = true;
   else if (strcmp(s, "-Werror") == 0) d->werror = true;
   else if (strncmp(s, "-Wno-", 5) == 0 && warn_lookup(s + 5) >= 0) d->off[warn_lookup(s + 5)] = true;
+  else if (strncmp(s, "-W", 2) == 0 && warn_lookup(s + 2) >= 0) d->off[warn_lookup(s + 2)] = false; /* on again */
   else {
     diag_error(d, (Loc){0, 0}, "unknown warning option '%s'", s);
-    diag_note(d, (Loc){0, 0}, "-Wno-NAME takes one of: %s; -Werror and -w take no name", warning_list(a));
+    diag_note(d, (Loc){0, 0}, "-Wno-NAME and -WNAME take one of: %s; -Werror and -w take no name", warning_list(a));
     return false;
   }
   return true;

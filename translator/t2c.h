@@ -1331,6 +1331,7 @@ bool opts_define(Arena *a, Diag *d, Program *p, const Defines *defs);
   "  -D NAME=VALUE      the file-level const NAME takes VALUE, an integer or float literal\n"          \
   "                     (repeatable; of several -D of one NAME the last wins)\n"                      \
   "  -Wno-NAME          no warning NAME (bounds, registers-copy, pipeline, ...: docs/diagnostics.md)\n" \
+  "  -WNAME             warning NAME on (the default): undoes an earlier -Wno-NAME\n"                \
   "  -Werror            warnings are errors: exit status 1 and nothing written\n"                     \
   "  -w                 no warnings\n"
 

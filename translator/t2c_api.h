@@ -83,7 +83,7 @@ bool tr_target_same(const TrTarget *a, const TrTarget *b); /* every field equal 
 /* ---- translation */
 /* Translates source (named name in diagnostics and #line directives) for t,
  * with the translator options opts[0..nopts) as on the command line ("-D",
- * "NAME=VALUE", "-DNAME=VALUE", "-Wno-NAME", "-Werror", "-w"; see options.c).
+ * "NAME=VALUE", "-DNAME=VALUE", "-Wno-NAME", "-WNAME", "-Werror", "-w"; see options.c).
  * *diags gets the messages (malloc'd, "" when none). Returns 0 with the CUDA
  * in *cuda (malloc'd) and the kernels in *prog; 1 when the source or an
  * option has errors (*cuda and *prog NULL); -1 with errno set when memory ran

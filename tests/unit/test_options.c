@@ -230,6 +230,15 @@ Test(options, wno_silences_one_name_and_w_all) {
   cr_assert_eq(count(op_msgs, "note: 't' is named"), 0, "the silenced warning's note stays: %s", op_msgs);
   cr_assert_eq(tr(src, w), 0);
   cr_assert_str_eq(op_msgs, "");
+  /* -WNAME turns NAME on again; of the two the last wins; -w wins over both */
+  const char *again[] = {"-Wno-bounds", "-Wbounds", NULL}, *off_again[] = {"-Wbounds", "-Wno-bounds", NULL},
+             *w_on[] = {"-w", "-Wbounds", NULL};
+  cr_assert_eq(tr(src, again), 0);
+  cr_assert_eq(count(op_msgs, "[-Wbounds]"), 1, "%s", op_msgs);
+  cr_assert_eq(tr(src, off_again), 0);
+  cr_assert_eq(count(op_msgs, "[-Wbounds]"), 0, "%s", op_msgs);
+  cr_assert_eq(tr(src, w_on), 0);
+  cr_assert_str_eq(op_msgs, "");
 }
 
 /* Each kernel's bounds warnings propose an @assume; with it the kernel
@@ -377,11 +386,12 @@ Test(options, malformed_defines_are_errors) {
 }
 
 Test(options, unknown_warning_options_are_errors) {
-  const char *wno[] = {"-Wno-nope", NULL}, *wfoo[] = {"-Wbounds", NULL}, *empty[] = {"-Wno-", NULL};
+  const char *wno[] = {"-Wno-nope", NULL}, *wfoo[] = {"-Wnope", NULL}, *empty[] = {"-Wno-", NULL}, *bare[] = {"-W", NULL};
   refused(wno, "unknown warning option '-Wno-nope'");
   cr_assert(strstr(op_msgs, "bounds, outside, registers-copy, dot, register-pressure, scatter-index, scatter-race, block-race, pipeline, column-as-row, unused, occupancy, stack-frame, spills"), "%s", op_msgs);
-  refused(wfoo, "unknown warning option '-Wbounds'");
+  refused(wfoo, "unknown warning option '-Wnope'");
   refused(empty, "unknown warning option '-Wno-'");
+  refused(bare, "unknown warning option '-W'");
 }
 
 Test(options, take_collects_the_options_as_written) {
