@@ -367,18 +367,50 @@ static void split_offset(const Expr *x, const Expr **base, int64_t *c) {
   }
 }
 
+/* The values [*lo, *hi) of a tile index that is rows() or cols() plus a constant
+ * (32 + cols(32, 32): 32 to 64), the same in every iteration and every thread. */
+static bool index_range(const Expr *x, int64_t *lo, int64_t *hi) {
+  x = facts_resolve(x);
+  int64_t c;
+  if (x->kind == E_CALL && x->u.call.cast == T_NONE && (x->u.call.builtin == B_ROWS || x->u.call.builtin == B_COLS) &&
+      x->ty.rank == 2) {
+    *lo = 0, *hi = x->ty.dims[x->u.call.builtin == B_COLS];
+    return true;
+  }
+  if (x->kind != E_BINARY || (x->u.binary.op != TK_PLUS && x->u.binary.op != TK_MINUS)) return false;
+  if (check_const_int(x->u.binary.b, &c) && c > -(1 << 30) && c < (1 << 30) && index_range(x->u.binary.a, lo, hi)) {
+    if (x->u.binary.op == TK_MINUS) c = -c;
+    *lo += c, *hi += c;
+    return true;
+  }
+  if (x->u.binary.op == TK_PLUS && check_const_int(x->u.binary.a, &c) && c > -(1 << 30) && c < (1 << 30) &&
+      index_range(x->u.binary.b, lo, hi)) {
+    *lo += c, *hi += c;
+    return true;
+  }
+  return false;
+}
+
 /* Whether slices a and b of one tensor never meet: at some dim their windows
  * are base + c with one base that has one value for every thread (of the launch
  * when stale: a's accesses include an earlier iteration's; else in the
  * iteration) and constant offsets and lengths that leave a gap (X[0 :+ 512] and
- * X[512 :+ 512]; X[i, ..] and X[i + 1, ..] in one iteration). */
+ * X[512 :+ 512]; X[i, ..] and X[i + 1, ..] in one iteration); or, of a scatter or
+ * gather, index tiles there of constant ranges that do not meet (a KV cache's row
+ * halves C[slot, cols(32, 32)] and C[slot, 32 + cols(32, 32)], whatever the slots). */
 static bool apart(const TirOp *a, const TirOp *b, int buf, bool stale) {
-  if (!a || !b || !a->slice || !b->slice || a->gather || b->gather || a->pf_var || b->pf_var) return false;
+  if (!a || !b || !a->slice || !b->slice || a->pf_var || b->pf_var) return false;
   const Sym *X = a->slice->u.index.base->u.ident.sym;
   if (X != b->slice->u.index.base->u.ident.sym || !through_slice(a, X, buf) || !through_slice(b, X, buf)) return false;
   for (int d = 0; d < a->slice->u.index.nidx; d++) {
     const Index *x = &a->slice->u.index.idx[d], *y = &b->slice->u.index.idx[d];
-    int64_t la = 1, lb = 1, ca, cb;
+    int64_t la = 1, lb = 1, ca, cb, ha, hb;
+    if (x->start->ty.rank || y->start->ty.rank) {
+      if (!x->len && !y->len && index_range(x->start, &ca, &ha) && index_range(y->start, &cb, &hb) && (ha <= cb || hb <= ca))
+        return true;
+      continue;
+    }
+    if (a->gather || b->gather) continue; /* (a scalar index of a gather: as one of a slice, but not tried) */
     const Expr *ba, *bb;
     if ((x->len && !check_const_int(x->len, &la)) || (y->len && !check_const_int(y->len, &lb))) continue;
     split_offset(x->start, &ba, &ca);

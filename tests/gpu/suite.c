@@ -6234,6 +6234,38 @@ static void t_residual_epilogue(Tally *T) {
   }
 }
 
+/* scatter_halves (tests/gpu/scatter_halves.tl): rows of A to distinct rows Slot[t] of C
+ * (a shuffled subset of L), the second half doubled; the other rows keep C's contents. */
+static void t_scatter_halves(Tally *T) {
+  static const int TL[][2] = {{70, 100}, {64, 64}, {5, 9}};
+  for (int c = 0; c < 3; c++) {
+    int Tn = TL[c][0], L = TL[c][1];
+    Rng r = rng_seed("scatter_halves", (uint64_t)c);
+    Call k;
+    call_init(&k, "scatter_halves.tl", "scatter_halves");
+    Ten *A = call_in(&k, "A", F16, 2, SHAPE(Tn, 64));
+    Ten *S = call_in(&k, "Slot", I32, 1, SHAPE(Tn));
+    Ten *C = call_out(&k, "C", F16, 2, SHAPE(L, 64));
+    fill_uniform(A, &r, -2, 2);
+    int *perm = malloc(sizeof(int) * (size_t)L);
+    for (int i = 0; i < L; i++) perm[i] = i;
+    for (int i = L - 1; i > 0; i--) {
+      int j = rng_int(&r, 0, i), t = perm[i];
+      perm[i] = perm[j], perm[j] = t;
+    }
+    for (int t = 0; t < Tn; t++) S->v[t] = perm[t];
+    free(perm);
+    C->init = calloc((size_t)C->n, sizeof(double));
+    for (long long e = 0; e < C->n; e++) C->init[e] = C->ref[e] = round_dt(F16, rng_uniform(&r, -1, 1));
+    for (int t = 0; t < Tn; t++)
+      for (int j = 0; j < 64; j++) R2(C, (int)S->v[t], j) = round_dt(F16, A2(A, t, j) * (j < 32 ? 1 : 2));
+    char l[64];
+    label(l, sizeof l, "T=%d L=%d", Tn, L);
+    CHECK(T, call_check(&k, "scatter_halves", l));
+    call_free(&k);
+  }
+}
+
 /* loop_end_min (tests/gpu/loop_end_min.tl): rows r of range(r0, min(M, r0 + 32)), their
  * row tests dropped; Y = X - rowmax(X) over N <= 1024 columns (elements past N read 0:
  * they count in the max). */
@@ -9716,6 +9748,7 @@ static const Test tests[] = {
     {"residual_epilogue", t_residual_epilogue},
     {"inplace_epilogue", t_inplace_epilogue},
     {"loop_end_min", t_loop_end_min},
+    {"scatter_halves", t_scatter_halves},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},

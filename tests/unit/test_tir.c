@@ -3122,3 +3122,33 @@ Test(tir_pressure, a_staged_epilogue_load_is_no_register_pressure) {
               configs[c], diag_text);
   }
 }
+
+/* Two scatters through one index column into column windows of constant ranges: the
+ * halves of a row (cols(32, 32) and 32 + cols(32, 32)) never meet, whatever the slots,
+ * and need no barrier between them (sync.c apart, index_range); windows that meet
+ * (16 + cols(32, 32)) keep it: another thread may write an element the first wrote. */
+static const char *halves_src(const char *second) {
+  static char src[768];
+  snprintf(src, sizeof src,
+           "@grid(cdiv(T, 32))\n"
+           "kernel k(A: tensor<f16>[T, 64], Slot: tensor<i32>[T], C: tensor<f16>[L, 64]) {\n"
+           "  var t0 = ctx.block.x * 32\n"
+           "  var sl = reshape(pad(Slot[t0 :+ 32], -1), [32, 1])\n"
+           "  C[sl, cols(32, 32)] = A[t0 :+ 32, 0 :+ 32]\n"
+           "  C[sl, %s] = A[t0 :+ 32, 32 :+ 32]\n"
+           "}\n", second);
+  return src;
+}
+
+Test(tir_sync, scatters_into_column_windows_that_never_meet_need_no_barrier) {
+  const char *why = NULL;
+  TirKernel *K = build(halves_src("32 + cols(32, 32)"), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 0);
+  K = build(halves_src("cols(32, 32) + 32"), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 0);
+  K = build(halves_src("16 + cols(32, 32)"), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 1, "the windows meet at columns 16 to 31");
+}
