@@ -1264,6 +1264,7 @@ static bool check_builtin(Checker *C, Expr *e, BuiltinKind b) {
     for (int i = 0; i < e->u.call.nargs && (i == 0 || bc == BC_MATH2); i++) widen_f8(C, &args[i]);
   switch (bc) {
   case BC_MATH1:
+    if ((b == B_SIN || b == B_COS) && C->ki) C->ki->trig = true;
     if (!elem_is_float(args[0]->ty.elem) && !(b == B_ABS && elem_is_int(args[0]->ty.elem))) {
       diag_error(C->d, e->loc, "%s() needs a float operand, not %s", builtin_names[b],
                  type_str(C, &args[0]->ty));

@@ -505,6 +505,8 @@ typedef struct KernelInfo {
                          min_blocks would buy nothing and ptxas spilled to keep to them; 0: none */
   Expr *grid[3];      /* NULL = 1 */
   unsigned char reads_block; /* bit a: the body reads ctx.block along axis a (tile2cu run notes an axis no @grid sets) */
+  bool trig;          /* check.c: the kernel calls sin() or cos(), whose reduction of an argument past about 1e5
+                         keeps an array in local memory (tile2cu report: the stack frame that has no spills) */
   Assume *assumes;
   int nassumes;
   Sym **sizes;        /* size names in order of first appearance */
