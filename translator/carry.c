@@ -97,6 +97,10 @@ static bool is_call(const Expr *x, BuiltinKind b) {
   return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == (int)b && x->u.call.nargs == 2;
 }
 
+static bool is_call1(const Expr *x, BuiltinKind b) {
+  return x->kind == E_CALL && x->u.call.cast == T_NONE && x->u.call.builtin == (int)b && x->u.call.nargs == 1;
+}
+
 static bool names_who(const TirKernel *K, const Expr *x, const Who *s) {
   if (x->kind == E_IDENT && x->u.ident.sym && x->u.ident.sym == (s->v ? s->v->sym : s->y)) return true;
   return s->v && tir_hoisted(K, x) == s->v;
@@ -434,6 +438,294 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
   return p;
 }
 
+/* ------------------------------------------------------------ an online softmax's max and sum
+ *
+ * A loop that keeps a row's running max and its rescaled sum of exponentials (a
+ * softmax over a long row a chunk at a time, examples/softmax.tl; a log-sum-exp; a
+ * cross-entropy's normalizer),
+ *     mx = -inf, l = 0.0            just before the loop
+ *     for .. {
+ *       mnew = max(mx, rowmax(e))
+ *       l = l * exp(mx - mnew) + rowsum(exp(e - mnew))
+ *       mx = mnew
+ *     }
+ * folds each row across threads twice an iteration (a barrier each where a row spans
+ * warps). Each thread instead carries its own running max and sum of each row it holds
+ * (layout_partials: one register a row), and the row's are folded once, after the loop:
+ *     pm = -inf, pl = 0.0           (the thread's own max and sum of each row)
+ *     for .. {
+ *       pn = pm, then max(pn, its elements of e)   (in the thread: TO_REDUCE intra)
+ *       ps = where(pn == -inf, 0.0, pn)             (a row of only -inf so far, a pad's or
+ *       pl = pl * exp(pm - ps)                       a mask's, keeps pl = 0: no -inf - -inf)
+ *       pl += exp(e - ps) of its elements           (in the thread)
+ *       pm = pn
+ *     }
+ *     mnew = max(mx, rowmax(pm))                    (across threads)
+ *     l = rowsum(where(pm == -inf, 0.0, pl * exp(pm - mnew)))
+ *     mx = mnew
+ * which is the same sum, exp(a - c) = exp(a - b) exp(b - c), in another order (the
+ * loop's adds in another order, as a carried rowsum's; rounding apart). A loop that
+ * runs no iteration leaves mx = -inf and l = 0, as before. When: the statements are
+ * exactly these (either operand order of max and of the sum), in the loop's own body,
+ * mnew, mx, l and the two reductions' values read nowhere else in the loop, mx and l
+ * set to -inf and 0 just before it, f32 or f64, e in a blocked layout whose rows span
+ * threads, and the four partials (4 registers a row a thread holds) within
+ * CARRY_MAX_REGS and the register budget. One exp an element, as before, and one a row
+ * and iteration more. */
+
+static bool const_is(const Expr *x, double v) {
+  x = facts_resolve(x);
+  if (x->kind == E_UNARY && x->u.unary.op == TK_MINUS && x->u.unary.a->kind == E_INF) return isinf(v) && v < 0;
+  return (x->flags & EF_CONST) && x->kind != E_CALL && x->cv.isf ? x->cv.f == v : (x->flags & EF_CONST) && !x->cv.isf && (double)x->cv.i == v;
+}
+
+/* A node: op applied to a and b, or call b(args), of type ty. */
+static Expr *node(TirKernel *K, ExprKind kind, Type ty, Loc at) {
+  Expr *x = NEW(K->a, Expr);
+  x->kind = kind;
+  x->loc = at;
+  x->ty = ty;
+  x->flags = ty.rank ? EF_TILE : 0;
+  return x;
+}
+
+static Expr *binary(TirKernel *K, TokenKind op, Expr *a, Expr *b, Type ty) {
+  Expr *x = node(K, E_BINARY, ty, a->loc);
+  x->u.binary.op = op;
+  x->u.binary.a = a;
+  x->u.binary.b = b;
+  x->flags |= (a->flags | b->flags) & EF_TD;
+  return x;
+}
+
+static Expr *call(TirKernel *K, BuiltinKind f, Expr **args, int n, Type ty) {
+  Expr *x = node(K, E_CALL, ty, args[0]->loc);
+  x->u.call.name = builtin_names[f];
+  x->u.call.name_loc = x->loc;
+  x->u.call.args = NEW_ARRAY(K->a, Expr *, n);
+  for (int i = 0; i < n; i++) x->u.call.args[i] = args[i], x->flags |= args[i]->flags & EF_TD;
+  x->u.call.nargs = x->u.call.shape_at = n;
+  x->u.call.builtin = f;
+  x->u.call.cast = T_NONE;
+  return x;
+}
+
+static Expr *call1(TirKernel *K, BuiltinKind f, Expr *a) { return call(K, f, &a, 1, a->ty); }
+
+static Expr *constant(TirKernel *K, ElemType t, double v, Loc at) {
+  Expr *x = node(K, E_FLOAT, (Type){t, 0, {0, 0}, false}, at);
+  x->flags = EF_CONST;
+  x->u.fval = x->cv.f = v;
+  x->u.ftext = isinf(v) ? "-inf" : "0.0";
+  x->cv.isf = true;
+  return x;
+}
+
+/* where(v == -inf, 0.0, x) over v's shape: an element that has seen only -inf gives 0. */
+static Expr *unless_none(TirKernel *K, Expr *v, Expr *x, ElemType t) {
+  Type bt = v->ty;
+  bt.elem = T_BOOL;
+  Expr *args[3] = {binary(K, TK_EQ, v, constant(K, t, -INFINITY, v->loc), bt), constant(K, t, 0.0, v->loc), x};
+  return call(K, B_WHERE, args, 3, x->ty);
+}
+
+/* The op of b that writes v last before index i, or NULL. */
+static const TirOp *last_write(const TirKernel *K, const TirBlock *b, int i, const TirVar *v) {
+  for (int j = i - 1; j >= 0; j--) {
+    const TirOp *op = b->ops.items[j];
+    Who w = {v, NULL};
+    if (op->kind == TO_DECL && op->dst == v) return NULL;
+    if (op_touches(K, op, &w) || block_touches(K, &op->body, &w, NULL) || block_touches(K, &op->els, &w, NULL))
+      return op->kind == TO_ASSIGN && op->dst == v && op->op == TK_ASSIGN && !op->has_win ? op : NULL;
+  }
+  return NULL;
+}
+
+/* Whether x is max(a, b) of the values named: m's and t's (either order). */
+static bool max_of(const TirKernel *K, const Expr *x, const TirVar *m, const TirVar *t) {
+  Who s = {m, NULL};
+  return is_call(x, B_MAX) && pair_of(K, x->u.call.args[0], x->u.call.args[1], &s, t);
+}
+
+static bool names_var(const TirKernel *K, const Expr *x, const TirVar *v) {
+  Who s = {v, NULL};
+  return names_who(K, x, &s);
+}
+
+/* The online softmax of loop (the op at li of b) carried, or false: not one, or not carried. */
+static bool carry_online(TirKernel *K, TirBlock *b, int li) {
+  TirOp *loop = b->ops.items[li];
+  PtrVec *ops = &loop->body.ops;
+  for (int i = 0; i + 4 < ops->len; i++) {
+    TirOp *R1 = ops->items[i], *A1 = ops->items[i + 1], *R2 = ops->items[i + 2], *A2 = ops->items[i + 3],
+          *A3 = ops->items[i + 4];
+    if (R1->kind != TO_REDUCE || R1->red != B_ROWMAX || R1->intra || R2->kind != TO_REDUCE || R2->red != B_ROWSUM ||
+        R2->intra || A1->kind != TO_ASSIGN || A2->kind != TO_ASSIGN || A3->kind != TO_ASSIGN)
+      continue;
+    TirVar *t1 = R1->dst, *t2 = R2->dst, *mnew = A1->dst, *l = A2->dst, *mx = A3->dst;
+    if (!mnew || !l || !mx || !mnew->sym || !l->sym || !mx->sym || mnew == l || mnew == mx || l == mx) continue;
+    if (A1->op != TK_ASSIGN || A2->op != TK_ASSIGN || A3->op != TK_ASSIGN || A1->has_win || A2->has_win || A3->has_win)
+      continue;
+    /* mnew = max(mx, t1); mx = mnew */
+    if (!max_of(K, A1->expr, mx, t1) || !names_var(K, A3->expr, mnew)) continue;
+    /* R2 folds exp(e - mnew), e R1's operand */
+    const Expr *ex = R2->expr;
+    if (!is_call1(ex, B_EXP)) continue;
+    const Expr *d = ex->u.call.args[0];
+    if (d->kind != E_BINARY || d->u.binary.op != TK_MINUS || !names_var(K, d->u.binary.b, mnew)) continue;
+    const TirVar *e = tir_hoisted(K, R1->expr);
+    if (!(e ? tir_hoisted(K, d->u.binary.a) == e : facts_expr_equal(d->u.binary.a, R1->expr))) continue;
+    /* l = l * exp(mx - mnew) + t2, either order of the sum and of the product */
+    const Expr *x = A2->expr, *sc = NULL, *tv = NULL;
+    if (x->kind != E_BINARY || x->u.binary.op != TK_PLUS) continue;
+    for (int k = 0; k < 2 && !sc; k++) {
+      const Expr *p = k ? x->u.binary.b : x->u.binary.a, *q = k ? x->u.binary.a : x->u.binary.b;
+      if (tir_hoisted(K, q) == t2 && p->kind == E_BINARY && p->u.binary.op == TK_STAR) sc = p, tv = q;
+    }
+    if (!sc) continue;
+    const Expr *ls = sc->u.binary.a, *es = sc->u.binary.b;
+    if (!names_var(K, ls, l)) ls = sc->u.binary.b, es = sc->u.binary.a;
+    if (!names_var(K, ls, l) || !is_call1(es, B_EXP)) continue;
+    const Expr *dm = es->u.call.args[0];
+    if (dm->kind != E_BINARY || dm->u.binary.op != TK_MINUS || !names_var(K, dm->u.binary.a, mx) ||
+        !names_var(K, dm->u.binary.b, mnew))
+      continue;
+    /* nothing else in the loop reads or writes them; the values read only here */
+    Who wm = {mx, NULL}, wl = {l, NULL}, wn = {mnew, NULL};
+    bool other = false;
+    for (int j = 0; j < ops->len && !other; j++) {
+      const TirOp *op = ops->items[j];
+      if (op == R1 || op == A1 || op == R2 || op == A2 || op == A3) continue;
+      if (op->kind == TO_DECL && op->dst == mnew) continue;
+      other = op_touches(K, op, &wm) || op_touches(K, op, &wl) || op_touches(K, op, &wn) ||
+              block_touches(K, &op->body, &wm, NULL) || block_touches(K, &op->body, &wl, NULL) ||
+              block_touches(K, &op->body, &wn, NULL) || block_touches(K, &op->els, &wm, NULL) ||
+              block_touches(K, &op->els, &wl, NULL) || block_touches(K, &op->els, &wn, NULL);
+    }
+    if (other || tir_stmt_mentions(K, loop, mx, NULL) || tir_stmt_mentions(K, loop, l, NULL) ||
+        uses(K, &K->body, t1) != 2 || uses(K, &K->body, t2) != 2)
+      continue;
+    /* mx = -inf and l = 0 just before the loop */
+    const TirOp *im = last_write(K, b, li, mx), *il = last_write(K, b, li, l);
+    if (!im || !il || !const_is(im->expr, -INFINITY) || !const_is(il->expr, 0.0)) continue;
+    /* types and layouts */
+    const Layout *L = R1->lay;
+    ElemType et = t1->elem;
+    if ((et != T_F32 && et != T_F64) || R1->expr->ty.elem != et || t2->elem != et || mx->elem != et || l->elem != et ||
+        mnew->elem != et || !L || L->kind != LY_BLOCKED || R2->lay != L || (L->lc == 1 && L->wc == 1) ||
+        tir_read(K, R1->expr) || tir_read(K, d->u.binary.a) || R1->expr->ty.rank != 2 || mx->layout != mnew->layout ||
+        l->layout != mnew->layout || A1->lay != mnew->layout || A2->lay != mnew->layout || A3->lay != mnew->layout)
+      continue;
+    /* the partials: each thread's own max and sum of each row it holds (layout_partials) */
+    const Layout *PL = layout_partials(K, L, false);
+    int regs = 4 * layout_count(PL) * (et == T_F64 ? 2 : 1);
+    const char *what = arena_printf(K->a, "rowmax at line %d and rowsum at line %d, a running max and sum of %s and %s "
+                                    "across the loop at line %d", R1->stmt->loc.line, R2->stmt->loc.line,
+                                    mx->sym->name, l->sym->name, loop->stmt->loc.line);
+    if (regs > CARRY_MAX_REGS || tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) {
+      vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: its %d partials "
+                                                     "per thread would pass %s", what, regs,
+                                                     regs > CARRY_MAX_REGS ? "the most carried" : "the register budget"));
+      return false;
+    }
+    /* pm, pl before the loop; pn, ps in it */
+    Type pt = {et, 2, {PL->rows, PL->cols}, false};
+    TirVar *v[4];
+    const char *names[4] = {"running max", "running sum", "new max", "new max, 0 where it is -inf"};
+    TirOp *decl[4];
+    for (int k = 0; k < 4; k++) {
+      v[k] = tir_new_var(K, et, 2, PL->rows, PL->cols,
+                         arena_printf(K->a, "each thread's %s of each row of the online softmax at line %d, across the "
+                                      "loop at line %d", names[k], R1->stmt->loc.line, loop->stmt->loc.line));
+      v[k]->cname = arena_printf(K->a, "t2c_p%d", v[k]->id);
+      v[k]->layout = PL;
+      decl[k] = tir_new_op(K, NULL, TO_DECL, R1->stmt);
+      decl[k]->dst = v[k];
+      decl[k]->lay = PL;
+    }
+    TirVar *pm = v[0], *pl = v[1], *pn = v[2], *ps = v[3];
+    decl[0]->note = arena_printf(K->a, "%s, %s: this thread's running max and sum of each row it holds, folded "
+                                 "across threads once, after the loop", pm->cname, pl->cname);
+    TirOp *initm = assign_op(K, R1, pm, TK_ASSIGN, constant(K, et, -INFINITY, R1->stmt->loc));
+    TirOp *initl = assign_op(K, R1, pl, TK_ASSIGN, constant(K, et, 0.0, R1->stmt->loc));
+    /* in the loop: pn = pm, then max(pn, its elements of e) in the thread; ps; pl *= exp(pm - ps),
+     * then pl += exp(e - ps) in the thread; pm = pn */
+    TirOp *sn = assign_op(K, R1, pn, TK_ASSIGN, tir_read_of(K, pm));
+    TirOp *fm = tir_new_op(K, NULL, TO_REDUCE, R1->stmt);
+    *fm = *R1;
+    fm->dst = pn;
+    fm->intra = true;
+    fm->first = false;
+    fm->note = NULL;
+    TirOp *ss = assign_op(K, R1, ps, TK_ASSIGN, unless_none(K, tir_read_of(K, pn), tir_read_of(K, pn), et));
+    TirOp *sl = assign_op(K, R2, pl, TK_ASSIGN, binary(K, TK_STAR, tir_read_of(K, pl),
+                                                       call1(K, B_EXP, binary(K, TK_MINUS, tir_read_of(K, pm), tir_read_of(K, ps), pt)), pt));
+    TirOp *fs = tir_new_op(K, NULL, TO_REDUCE, R2->stmt);
+    *fs = *R2;
+    fs->dst = pl;
+    fs->intra = true;
+    fs->first = false;
+    fs->note = NULL;
+    Expr *e2 = e ? tir_read_of(K, (TirVar *)e) : R1->expr;
+    fs->expr = call1(K, B_EXP, binary(K, TK_MINUS, e2, tir_read_of(K, ps), e2->ty));
+    TirOp *sm = assign_op(K, A3, pm, TK_ASSIGN, tir_read_of(K, pn));
+    sn->first = R1->first;
+    /* after the loop: the folds of pm and pl across threads, then A1, A2 (l = the sum), A3 */
+    TirOp *dn = NULL;
+    for (int j = 0; j < ops->len; j++) {
+      TirOp *op = ops->items[j];
+      if (op->kind == TO_DECL && op->dst == mnew) dn = op;
+    }
+    TirOp *Rs[2] = {R1, R2};
+    for (int k = 0; k < 2; k++) {
+      Rs[k]->lay = PL;
+      Rs[k]->rows = PL->rows;
+      Rs[k]->cols = PL->cols;
+      Rs[k]->rolled_cols = false;
+    }
+    R1->expr = tir_read_of(K, pm);
+    Expr *w = binary(K, TK_STAR, tir_read_of(K, pl),
+                     call1(K, B_EXP, binary(K, TK_MINUS, tir_read_of(K, pm), (Expr *)d->u.binary.b, pt)), pt);
+    R2->expr = unless_none(K, tir_read_of(K, pm), w, et);
+    A2->expr = (Expr *)tv;
+    PtrVec body = {0};
+    for (int j = 0; j < ops->len; j++) {
+      TirOp *op = ops->items[j];
+      if (op == dn || op == A1 || op == R2 || op == A2 || op == A3) continue;
+      if (op == R1) {
+        TirOp *in[8] = {decl[2], sn, fm, decl[3], ss, sl, fs, sm};
+        for (int k = 0; k < 8; k++) vec_push(K->a, &body, in[k]);
+        continue;
+      }
+      vec_push(K->a, &body, op);
+    }
+    loop->body.ops = body;
+    R1->first = !dn; /* the statement's comment heads mnew's declaration, or R1 */
+    R1->note = arena_printf(K->a, "%s, %s: carried across the loop above, folded across threads once", pm->cname, pl->cname);
+    PtrVec out = {0};
+    for (int j = 0; j < b->ops.len; j++) {
+      if (j == li) {
+        TirOp *pre[4] = {decl[0], initm, decl[1], initl};
+        for (int k = 0; k < 4; k++) vec_push(K->a, &out, pre[k]);
+      }
+      vec_push(K->a, &out, b->ops.items[j]);
+      if (j == li) {
+        TirOp *post[6] = {dn, R1, A1, R2, A2, A3};
+        for (int k = 0; k < 6; k++)
+          if (post[k]) vec_push(K->a, &out, post[k]);
+      }
+    }
+    b->ops = out;
+    A1->first = R2->first = A2->first = A3->first = false;
+    if (dn) dn->first = true;
+    vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: each thread carries its own max and sum of each row it holds "
+                                                   "across the loop (%s, %s, %d per thread each), folded across threads "
+                                                   "once, after it", what, pm->cname, pl->cname, layout_count(PL)));
+    return true;
+  }
+  return false;
+}
+
 static void carry_block(TirKernel *K, TirBlock *b, int td, int loops, PtrVec *made) {
   for (int li = 0; li < b->ops.len; li++) {
     TirOp *op = b->ops.items[li];
@@ -442,6 +734,10 @@ static void carry_block(TirKernel *K, TirBlock *b, int td, int loops, PtrVec *ma
     carry_block(K, &op->body, inner, loops + loop, made);
     carry_block(K, &op->els, inner, loops + loop, made);
     if (!loop || inner) continue;
+    if (carry_online(K, b, li)) {
+      li += 4; /* the partials' declarations and starts went before the loop */
+      continue;
+    }
     int nfold = 0, nassign = 0; /* the ops carry put after the loop */
     PtrVec told = {0};          /* the folds that stay in the loop, said once though the body is looked at again */
     for (int i = 0; i < op->body.ops.len; i++) {

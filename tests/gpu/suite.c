@@ -6234,6 +6234,35 @@ static void t_residual_epilogue(Tally *T) {
   }
 }
 
+/* online_lse (tests/gpu/online_lse.tl): log-sum-exp of each row, X with -inf at masked
+ * elements: every other row's first 256 columns (a whole chunk: its elements' running
+ * max stays -inf a chunk, then is finite), and every element whose index is 7 mod 11. */
+static void t_online_lse(Tally *T) {
+  static const int MN[][2] = {{9, 1000}, {4, 512}, {5, 300}, {3, 2100}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("online_lse", (uint64_t)c);
+    Call k;
+    call_init(&k, "online_lse.tl", "online_lse");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *L = call_out(&k, "L", F32, 1, SHAPE(M));
+    fill_uniform(X, &r, -8, 8);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        if ((i % 2 == 0 && j < 256) || j % 11 == 7) A2(X, i, j) = -INFINITY;
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
+      L->ref[i] = log(s) + mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "online_lse", l));
+    call_free(&k);
+  }
+}
+
 /* scatter_halves (tests/gpu/scatter_halves.tl): rows of A to distinct rows Slot[t] of C
  * (a shuffled subset of L), the second half doubled; the other rows keep C's contents. */
 static void t_scatter_halves(Tally *T) {
@@ -9749,6 +9778,7 @@ static const Test tests[] = {
     {"inplace_epilogue", t_inplace_epilogue},
     {"loop_end_min", t_loop_end_min},
     {"scatter_halves", t_scatter_halves},
+    {"online_lse", t_online_lse},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},

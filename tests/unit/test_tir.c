@@ -3152,3 +3152,47 @@ Test(tir_sync, scatters_into_column_windows_that_never_meet_need_no_barrier) {
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   cr_assert_eq(count_ops(&K->body, TO_BARRIER), 1, "the windows meet at columns 16 to 31");
 }
+
+/* An online softmax's running max and sum (carry.c carry_online): in the loop each thread
+ * folds its own elements into its partials (in-thread reductions, no barrier); the two
+ * folds across threads come after it. With l read elsewhere in the loop it stays as
+ * written: two folds an iteration. */
+static const char *online_src(const char *extra) {
+  static char src[1024];
+  snprintf(src, sizeof src,
+           "@launch(256)\n@grid(M)\n"
+           "kernel k(X: tensor<f32>[M, N], L: tensor<f32>[M], Q: tensor<f32>[M]) {\n"
+           "  var mx: tile<f32>[1, 1] = -inf\n  var l: tile<f32>[1, 1] = 0.0\n"
+           "  for n0 in range(0, N, 2048) {\n"
+           "    var x = pad(X[ctx.block.x :+ 1, n0 :+ 2048], -inf)\n"
+           "    var mnew = max(mx, rowmax(x))\n"
+           "    l = l * exp(mx - mnew) + rowsum(exp(x - mnew))\n"
+           "    mx = mnew\n%s"
+           "  }\n"
+           "  L[ctx.block.x :+ 1] = log(l) + mx\n}\n", extra);
+  return src;
+}
+
+Test(tir_carry, an_online_softmax_folds_across_threads_once_after_its_loop) {
+  const char *why = NULL;
+  TirKernel *K = build(online_src(""), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 0);
+  cr_assert_eq(count_ops(&loop->body, TO_SCRATCH_WRITE), 0);
+  int intra = 0;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->kind == TO_REDUCE) {
+      cr_assert(op->intra);
+      intra++;
+    }
+  }
+  cr_assert_eq(intra, 2);
+  cr_assert_eq(count_ops(&K->body, TO_REDUCE), 4, "the two in the loop, and the two folds across threads after it");
+  cr_assert_eq(count_ops(&K->body, TO_BARRIER), 2);
+  K = build(online_src("    Q[ctx.block.x :+ 1] = l\n"), NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2, "l read in the loop: folded each iteration");
+}
