@@ -559,9 +559,11 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
   for (int i = 0; i + 4 < ops->len; i++) {
     TirOp *R1 = ops->items[i], *A1 = ops->items[i + 1], *R2 = ops->items[i + 2], *A2 = ops->items[i + 3],
           *A3 = ops->items[i + 4];
-    if (R1->kind != TO_REDUCE || R1->red != B_ROWMAX || R1->intra || R2->kind != TO_REDUCE || R2->red != B_ROWSUM ||
-        R2->intra || A1->kind != TO_ASSIGN || A2->kind != TO_ASSIGN || A3->kind != TO_ASSIGN)
+    if (R1->kind != TO_REDUCE || R2->kind != TO_REDUCE || R1->intra || R2->intra || A1->kind != TO_ASSIGN ||
+        A2->kind != TO_ASSIGN || A3->kind != TO_ASSIGN)
       continue;
+    bool down = R1->red == B_COLMAX; /* the same down the columns: colmax and colsum */
+    if (!(R1->red == B_ROWMAX && R2->red == B_ROWSUM) && !(down && R2->red == B_COLSUM)) continue;
     TirVar *t1 = R1->dst, *t2 = R2->dst, *mnew = A1->dst, *l = A2->dst, *mx = A3->dst;
     if (!mnew || !l || !mx || !mnew->sym || !l->sym || !mx->sym || mnew == l || mnew == mx || l == mx) continue;
     if (A1->op != TK_ASSIGN || A2->op != TK_ASSIGN || A3->op != TK_ASSIGN || A1->has_win || A2->has_win || A3->has_win)
@@ -612,15 +614,17 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     const Layout *L = R1->lay;
     ElemType et = t1->elem;
     if ((et != T_F32 && et != T_F64) || R1->expr->ty.elem != et || t2->elem != et || mx->elem != et || l->elem != et ||
-        mnew->elem != et || !L || L->kind != LY_BLOCKED || R2->lay != L || (L->lc == 1 && L->wc == 1) ||
+        mnew->elem != et || !L || L->kind != LY_BLOCKED || R2->lay != L || (!down && L->lc == 1 && L->wc == 1) ||
+        (down && L->lr == 1 && L->wr == 1) ||
         tir_read(K, R1->expr) || tir_read(K, d->u.binary.a) || R1->expr->ty.rank != 2 || mx->layout != mnew->layout ||
         l->layout != mnew->layout || A1->lay != mnew->layout || A2->lay != mnew->layout || A3->lay != mnew->layout)
       continue;
-    /* the partials: each thread's own max and sum of each row it holds (layout_partials) */
-    const Layout *PL = layout_partials(K, L, false);
+    /* the partials: each thread's own max and sum of each row (column) it holds (layout_partials) */
+    const Layout *PL = layout_partials(K, L, down);
+    const char *line_of = down ? "column" : "row";
     int regs = 4 * layout_count(PL) * (et == T_F64 ? 2 : 1);
-    const char *what = arena_printf(K->a, "rowmax at line %d and rowsum at line %d, a running max and sum of %s and %s "
-                                    "across the loop at line %d", R1->stmt->loc.line, R2->stmt->loc.line,
+    const char *what = arena_printf(K->a, "%s at line %d and %s at line %d, a running max and sum of %s and %s "
+                                    "across the loop at line %d", builtin_names[R1->red], R1->stmt->loc.line, builtin_names[R2->red], R2->stmt->loc.line,
                                     mx->sym->name, l->sym->name, loop->stmt->loc.line);
     if (regs > CARRY_MAX_REGS || tir_value_regs(K) + regs > TIR_MAX_VALUE_REGS) {
       vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: folded across threads in each iteration: its %d partials "
@@ -635,8 +639,8 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     TirOp *decl[4];
     for (int k = 0; k < 4; k++) {
       v[k] = tir_new_var(K, et, 2, PL->rows, PL->cols,
-                         arena_printf(K->a, "each thread's %s of each row of the online softmax at line %d, across the "
-                                      "loop at line %d", names[k], R1->stmt->loc.line, loop->stmt->loc.line));
+                         arena_printf(K->a, "each thread's %s of each %s of the online softmax at line %d, across "
+                                      "the loop at line %d", names[k], line_of, R1->stmt->loc.line, loop->stmt->loc.line));
       v[k]->cname = arena_printf(K->a, "t2c_p%d", v[k]->id);
       v[k]->layout = PL;
       decl[k] = tir_new_op(K, NULL, TO_DECL, R1->stmt);
@@ -644,8 +648,8 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
       decl[k]->lay = PL;
     }
     TirVar *pm = v[0], *pl = v[1], *pn = v[2], *ps = v[3];
-    decl[0]->note = arena_printf(K->a, "%s, %s: this thread's running max and sum of each row it holds, folded "
-                                 "across threads once, after the loop", pm->cname, pl->cname);
+    decl[0]->note = arena_printf(K->a, "%s, %s: this thread's running max and sum of each %s it holds, folded "
+                                 "across threads once, after the loop", pm->cname, pl->cname, line_of);
     TirOp *initm = assign_op(K, R1, pm, TK_ASSIGN, constant(K, et, -INFINITY, R1->stmt->loc));
     TirOp *initl = assign_op(K, R1, pl, TK_ASSIGN, constant(K, et, 0.0, R1->stmt->loc));
     /* in the loop: pn = pm, then max(pn, its elements of e) in the thread; ps; pl *= exp(pm - ps),
@@ -718,9 +722,9 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     b->ops = out;
     A1->first = R2->first = A2->first = A3->first = false;
     if (dn) dn->first = true;
-    vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: each thread carries its own max and sum of each row it holds "
+    vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: each thread carries its own max and sum of each %s it holds "
                                                    "across the loop (%s, %s, %d per thread each), folded across threads "
-                                                   "once, after it", what, pm->cname, pl->cname, layout_count(PL)));
+                                                   "once, after it", what, line_of, pm->cname, pl->cname, layout_count(PL)));
     return true;
   }
   return false;

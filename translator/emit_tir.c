@@ -237,11 +237,15 @@ static const char *tile_mask(Printer *P, At at) {
 /* The register of value v that holds element at of the op's layout. */
 static int reg_of(const Layout *v, At at) {
   if (v->kind == LY_SCALAR) return 0;
-  /* a thread's own partial of each row it holds (layout_partials), read at an element of
-   * the layout it is of (carry.c carry_online: exp(e - ps)): the row's one register */
+  /* a thread's own partial of each row (column) it holds (layout_partials), read at an
+   * element of the layout it is of (carry.c carry_online: exp(e - ps)): the row's one
+   * register (the column's) */
   if (v->partials && at.lay && at.lay != v && at.lay->kind == LY_BLOCKED && v->rc == 1 && v->vec == 1 &&
       v->cols == v->lc * v->wc && at.lay->rr == v->rr && at.lay->lr == v->lr && at.lay->wr == v->wr)
     return at.ir;
+  if (v->partials && at.lay && at.lay != v && at.lay->kind == LY_BLOCKED && v->rr == 1 && v->rows == v->lr * v->wr &&
+      at.lay->rc == v->rc && at.lay->vec == v->vec && at.lay->lc == v->lc && at.lay->wc == v->wc)
+    return at.ic * v->vec + at.v;
   const Layout *p = parent_of(v);
   if (v->kind == LY_SLICE) return v->dim == 1 ? at.ir : at.ic * p->vec + at.v;
   if (p->wg) return (at.ic * p->rr + at.ir) * p->vec + at.v; /* wgmma's D fragment order */

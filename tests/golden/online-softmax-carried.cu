@@ -133,3 +133,502 @@ online_lse(const float *__restrict__ X, float *__restrict__ L, int M, int N)
     if (t2c_c0 == 0) L[m0] = t2c::log(l[0]) + mx[0];
   }
 }
+
+// kernel online_lse_cols (online-softmax-carried.tl:25): 256 threads
+//   layout L1: [64, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 16 per thread
+//   layout L2: [16, 64], runs of 4, lanes 2 x 16, warps 8 x 1: 4 per thread
+//   mx: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   l: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   x: registers, 16 x f32 per thread (L1)
+//   mnew: registers, 4 x f32 per thread (slice(L1, dim 0))
+//   t2c_red0: shared, f32[8, 64], 2048 bytes (partials of colmax at line 31, one row per warp)
+//   t2c_red1: shared, f32[8, 64], 2048 bytes (partials of colsum at line 32, one row per warp)
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, L is 16-byte aligned; otherwise single elements
+//   shared memory: 4096 bytes; barriers: 2
+extern "C" __global__ void
+online_lse_cols(const float *__restrict__ X, float *__restrict__ L, int M, int N)
+{
+  __shared__ __align__(16) float t2c_red0[512];
+  __shared__ __align__(16) float t2c_red1[512];
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r1 = warp * 2 + lane / 16, t2c_c1 = (lane % 16) * 4;  // L1: this thread's first row and column
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(L, 16);
+  if (t2c_fast) {
+    // online-softmax-carried.tl:26: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // online-softmax-carried.tl:27: var mx: tile<f32>[1, 64] = -inf
+    float mx[4];
+    mx[0] = -t2c::inf<float>();
+    mx[1] = -t2c::inf<float>();
+    mx[2] = -t2c::inf<float>();
+    mx[3] = -t2c::inf<float>();
+    // online-softmax-carried.tl:28: var l: tile<f32>[1, 64] = 0.0
+    float l[4];
+    l[0] = 0.0f;
+    l[1] = 0.0f;
+    l[2] = 0.0f;
+    l[3] = 0.0f;
+    // t2c_p6, t2c_p7: this thread's running max and sum of each column it holds, folded across threads once, after the loop
+    float t2c_p6[4];
+    t2c_p6[0] = -t2c::inf<float>();
+    t2c_p6[1] = -t2c::inf<float>();
+    t2c_p6[2] = -t2c::inf<float>();
+    t2c_p6[3] = -t2c::inf<float>();
+    float t2c_p7[4];
+    t2c_p7[0] = 0.0f;
+    t2c_p7[1] = 0.0f;
+    t2c_p7[2] = 0.0f;
+    t2c_p7[3] = 0.0f;
+    // online-softmax-carried.tl:29: for m0 in range(0, M, 64) {
+    for (int m0 = 0; m0 < M; m0 += 64) {
+      // online-softmax-carried.tl:30: var x = pad(X[m0 :+ 64, n0 :+ 64], -inf)
+      float x[16];
+      if ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1));
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+        x[2] = t2c_w0.v[2];
+        x[3] = t2c_w0.v[3];
+      } else {
+        x[0] = -t2c::inf<float>();
+        x[1] = -t2c::inf<float>();
+        x[2] = -t2c::inf<float>();
+        x[3] = -t2c::inf<float>();
+      }
+      if ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1));
+        x[4] = t2c_w1.v[0];
+        x[5] = t2c_w1.v[1];
+        x[6] = t2c_w1.v[2];
+        x[7] = t2c_w1.v[3];
+      } else {
+        x[4] = -t2c::inf<float>();
+        x[5] = -t2c::inf<float>();
+        x[6] = -t2c::inf<float>();
+        x[7] = -t2c::inf<float>();
+      }
+      if ((m0 + t2c_r1 + 32) < M && (n0 + t2c_c1) < N) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 32)) * N + (n0 + t2c_c1));
+        x[8] = t2c_w2.v[0];
+        x[9] = t2c_w2.v[1];
+        x[10] = t2c_w2.v[2];
+        x[11] = t2c_w2.v[3];
+      } else {
+        x[8] = -t2c::inf<float>();
+        x[9] = -t2c::inf<float>();
+        x[10] = -t2c::inf<float>();
+        x[11] = -t2c::inf<float>();
+      }
+      if ((m0 + t2c_r1 + 48) < M && (n0 + t2c_c1) < N) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r1 + 48)) * N + (n0 + t2c_c1));
+        x[12] = t2c_w3.v[0];
+        x[13] = t2c_w3.v[1];
+        x[14] = t2c_w3.v[2];
+        x[15] = t2c_w3.v[3];
+      } else {
+        x[12] = -t2c::inf<float>();
+        x[13] = -t2c::inf<float>();
+        x[14] = -t2c::inf<float>();
+        x[15] = -t2c::inf<float>();
+      }
+      float t2c_p8[4];
+      t2c_p8[0] = t2c_p6[0];
+      t2c_p8[1] = t2c_p6[1];
+      t2c_p8[2] = t2c_p6[2];
+      t2c_p8[3] = t2c_p6[3];
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[0]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[1]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[2]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[3]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[4]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[5]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[6]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[7]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[8]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[9]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[10]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[11]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[12]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[13]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[14]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[15]);
+      float t2c_p9[4];
+      t2c_p9[0] = (t2c_p8[0] == -t2c::inf<float>()) ? 0.0f : t2c_p8[0];
+      t2c_p9[1] = (t2c_p8[1] == -t2c::inf<float>()) ? 0.0f : t2c_p8[1];
+      t2c_p9[2] = (t2c_p8[2] == -t2c::inf<float>()) ? 0.0f : t2c_p8[2];
+      t2c_p9[3] = (t2c_p8[3] == -t2c::inf<float>()) ? 0.0f : t2c_p8[3];
+      t2c_p7[0] = t2c_p7[0] * t2c::exp((t2c_p6[0] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] * t2c::exp((t2c_p6[1] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] * t2c::exp((t2c_p6[2] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] * t2c::exp((t2c_p6[3] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[0] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[1] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[2] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[3] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[4] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[5] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[6] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[7] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[8] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[9] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[10] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[11] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[12] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[13] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[14] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[15] - t2c_p9[3]));
+      t2c_p6[0] = t2c_p8[0];
+      t2c_p6[1] = t2c_p8[1];
+      t2c_p6[2] = t2c_p8[2];
+      t2c_p6[3] = t2c_p8[3];
+    }
+    // online-softmax-carried.tl:31: var mnew = max(mx, colmax(x))
+    float mnew[4];
+    // t2c_p6, t2c_p7: carried across the loop above, folded across threads once
+    float t2c_v5[4];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_p6[0]);
+    t2c_v5[1] = t2c::max(t2c::lowest<float>(), t2c_p6[1]);
+    t2c_v5[2] = t2c::max(t2c::lowest<float>(), t2c_p6[2]);
+    t2c_v5[3] = t2c::max(t2c::lowest<float>(), t2c_p6[3]);
+    t2c_v5[0] = t2c::fold_max<2, 16>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<2, 16>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_max<2, 16>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_max<2, 16>(t2c_v5[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    __syncthreads();  // t2c_red0: written at line 31, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s4 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v5[0] = t2c_s4.v[0];
+      t2c_v5[1] = t2c_s4.v[1];
+      t2c_v5[2] = t2c_s4.v[2];
+      t2c_v5[3] = t2c_s4.v[3];
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[320 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+      t2c_s4 = t2c::lds_vec<4>(&t2c_red0[448 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s4.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s4.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s4.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s4.v[3]);
+    }
+    mnew[0] = t2c::max(mx[0], t2c_v5[0]);
+    mnew[1] = t2c::max(mx[1], t2c_v5[1]);
+    mnew[2] = t2c::max(mx[2], t2c_v5[2]);
+    mnew[3] = t2c::max(mx[3], t2c_v5[3]);
+    float t2c_v6[4];
+    t2c_v6[0] = (t2c_p6[0] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[0] * t2c::exp((t2c_p6[0] - mnew[0])));
+    t2c_v6[1] = (t2c_p6[1] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[1] * t2c::exp((t2c_p6[1] - mnew[1])));
+    t2c_v6[2] = (t2c_p6[2] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[2] * t2c::exp((t2c_p6[2] - mnew[2])));
+    t2c_v6[3] = (t2c_p6[3] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[3] * t2c::exp((t2c_p6[3] - mnew[3])));
+    t2c_v6[0] = t2c::fold_sum<2, 16>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_sum<2, 16>(t2c_v6[1]);
+    t2c_v6[2] = t2c::fold_sum<2, 16>(t2c_v6[2]);
+    t2c_v6[3] = t2c::fold_sum<2, 16>(t2c_v6[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red1[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    __syncthreads();  // t2c_red1: written at line 32, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s5 = t2c::lds_vec<4>(&t2c_red1[t2c_c1]);
+      t2c_v6[0] = t2c_s5.v[0];
+      t2c_v6[1] = t2c_s5.v[1];
+      t2c_v6[2] = t2c_s5.v[2];
+      t2c_v6[3] = t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[64 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[128 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[192 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[256 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[320 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[384 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+      t2c_s5 = t2c::lds_vec<4>(&t2c_red1[448 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s5.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s5.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s5.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s5.v[3];
+    }
+    l[0] = t2c_v6[0];
+    l[1] = t2c_v6[1];
+    l[2] = t2c_v6[2];
+    l[3] = t2c_v6[3];
+    mx[0] = mnew[0];
+    mx[1] = mnew[1];
+    mx[2] = mnew[2];
+    mx[3] = mnew[3];
+    // online-softmax-carried.tl:35: L[0 :+ 1, n0 :+ 64] = log(l) + mx
+    if (t2c_r1 == 0 && (n0 + t2c_c1) < N) t2c::stg_vec<4>(L + n0 + t2c_c1, t2c::Vec<float, 4>{{t2c::log(l[0]) + mx[0], t2c::log(l[1]) + mx[1], t2c::log(l[2]) + mx[2], t2c::log(l[3]) + mx[3]}});
+  } else {
+    // online-softmax-carried.tl:26: var n0 = ctx.block.x * 64
+    int n0 = (int)blockIdx.x * 64;
+    // online-softmax-carried.tl:27: var mx: tile<f32>[1, 64] = -inf
+    float mx[4];
+    mx[0] = -t2c::inf<float>();
+    mx[1] = -t2c::inf<float>();
+    mx[2] = -t2c::inf<float>();
+    mx[3] = -t2c::inf<float>();
+    // online-softmax-carried.tl:28: var l: tile<f32>[1, 64] = 0.0
+    float l[4];
+    l[0] = 0.0f;
+    l[1] = 0.0f;
+    l[2] = 0.0f;
+    l[3] = 0.0f;
+    // t2c_p6, t2c_p7: this thread's running max and sum of each column it holds, folded across threads once, after the loop
+    float t2c_p6[4];
+    t2c_p6[0] = -t2c::inf<float>();
+    t2c_p6[1] = -t2c::inf<float>();
+    t2c_p6[2] = -t2c::inf<float>();
+    t2c_p6[3] = -t2c::inf<float>();
+    float t2c_p7[4];
+    t2c_p7[0] = 0.0f;
+    t2c_p7[1] = 0.0f;
+    t2c_p7[2] = 0.0f;
+    t2c_p7[3] = 0.0f;
+    // online-softmax-carried.tl:29: for m0 in range(0, M, 64) {
+    for (int m0 = 0; m0 < M; m0 += 64) {
+      // online-softmax-carried.tl:30: var x = pad(X[m0 :+ 64, n0 :+ 64], -inf)
+      float x[16];
+      x[0] = ((m0 + t2c_r1) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1)] : -t2c::inf<float>());
+      x[1] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 1)] : -t2c::inf<float>());
+      x[2] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 2)] : -t2c::inf<float>());
+      x[3] = ((m0 + t2c_r1) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1)) * N + (n0 + t2c_c1 + 3)] : -t2c::inf<float>());
+      x[4] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1)] : -t2c::inf<float>());
+      x[5] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 1)] : -t2c::inf<float>());
+      x[6] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 2)] : -t2c::inf<float>());
+      x[7] = ((m0 + t2c_r1 + 16) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 16)) * N + (n0 + t2c_c1 + 3)] : -t2c::inf<float>());
+      x[8] = ((m0 + t2c_r1 + 32) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 32)) * N + (n0 + t2c_c1)] : -t2c::inf<float>());
+      x[9] = ((m0 + t2c_r1 + 32) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 32)) * N + (n0 + t2c_c1 + 1)] : -t2c::inf<float>());
+      x[10] = ((m0 + t2c_r1 + 32) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 32)) * N + (n0 + t2c_c1 + 2)] : -t2c::inf<float>());
+      x[11] = ((m0 + t2c_r1 + 32) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 32)) * N + (n0 + t2c_c1 + 3)] : -t2c::inf<float>());
+      x[12] = ((m0 + t2c_r1 + 48) < M && (n0 + t2c_c1) < N ? X[((long long)(m0 + t2c_r1 + 48)) * N + (n0 + t2c_c1)] : -t2c::inf<float>());
+      x[13] = ((m0 + t2c_r1 + 48) < M && (n0 + t2c_c1 + 1) < N ? X[((long long)(m0 + t2c_r1 + 48)) * N + (n0 + t2c_c1 + 1)] : -t2c::inf<float>());
+      x[14] = ((m0 + t2c_r1 + 48) < M && (n0 + t2c_c1 + 2) < N ? X[((long long)(m0 + t2c_r1 + 48)) * N + (n0 + t2c_c1 + 2)] : -t2c::inf<float>());
+      x[15] = ((m0 + t2c_r1 + 48) < M && (n0 + t2c_c1 + 3) < N ? X[((long long)(m0 + t2c_r1 + 48)) * N + (n0 + t2c_c1 + 3)] : -t2c::inf<float>());
+      float t2c_p8[4];
+      t2c_p8[0] = t2c_p6[0];
+      t2c_p8[1] = t2c_p6[1];
+      t2c_p8[2] = t2c_p6[2];
+      t2c_p8[3] = t2c_p6[3];
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[0]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[1]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[2]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[3]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[4]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[5]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[6]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[7]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[8]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[9]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[10]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[11]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[12]);
+      t2c_p8[1] = t2c::max(t2c_p8[1], x[13]);
+      t2c_p8[2] = t2c::max(t2c_p8[2], x[14]);
+      t2c_p8[3] = t2c::max(t2c_p8[3], x[15]);
+      float t2c_p9[4];
+      t2c_p9[0] = (t2c_p8[0] == -t2c::inf<float>()) ? 0.0f : t2c_p8[0];
+      t2c_p9[1] = (t2c_p8[1] == -t2c::inf<float>()) ? 0.0f : t2c_p8[1];
+      t2c_p9[2] = (t2c_p8[2] == -t2c::inf<float>()) ? 0.0f : t2c_p8[2];
+      t2c_p9[3] = (t2c_p8[3] == -t2c::inf<float>()) ? 0.0f : t2c_p8[3];
+      t2c_p7[0] = t2c_p7[0] * t2c::exp((t2c_p6[0] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] * t2c::exp((t2c_p6[1] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] * t2c::exp((t2c_p6[2] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] * t2c::exp((t2c_p6[3] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[0] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[1] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[2] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[3] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[4] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[5] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[6] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[7] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[8] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[9] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[10] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[11] - t2c_p9[3]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[12] - t2c_p9[0]));
+      t2c_p7[1] = t2c_p7[1] + t2c::exp((x[13] - t2c_p9[1]));
+      t2c_p7[2] = t2c_p7[2] + t2c::exp((x[14] - t2c_p9[2]));
+      t2c_p7[3] = t2c_p7[3] + t2c::exp((x[15] - t2c_p9[3]));
+      t2c_p6[0] = t2c_p8[0];
+      t2c_p6[1] = t2c_p8[1];
+      t2c_p6[2] = t2c_p8[2];
+      t2c_p6[3] = t2c_p8[3];
+    }
+    // online-softmax-carried.tl:31: var mnew = max(mx, colmax(x))
+    float mnew[4];
+    // t2c_p6, t2c_p7: carried across the loop above, folded across threads once
+    float t2c_v5[4];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_p6[0]);
+    t2c_v5[1] = t2c::max(t2c::lowest<float>(), t2c_p6[1]);
+    t2c_v5[2] = t2c::max(t2c::lowest<float>(), t2c_p6[2]);
+    t2c_v5[3] = t2c::max(t2c::lowest<float>(), t2c_p6[3]);
+    t2c_v5[0] = t2c::fold_max<2, 16>(t2c_v5[0]);
+    t2c_v5[1] = t2c::fold_max<2, 16>(t2c_v5[1]);
+    t2c_v5[2] = t2c::fold_max<2, 16>(t2c_v5[2]);
+    t2c_v5[3] = t2c::fold_max<2, 16>(t2c_v5[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red0[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v5[0], t2c_v5[1], t2c_v5[2], t2c_v5[3]}});
+    __syncthreads();  // t2c_red0: written at line 31, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s6 = t2c::lds_vec<4>(&t2c_red0[t2c_c1]);
+      t2c_v5[0] = t2c_s6.v[0];
+      t2c_v5[1] = t2c_s6.v[1];
+      t2c_v5[2] = t2c_s6.v[2];
+      t2c_v5[3] = t2c_s6.v[3];
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[64 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[128 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[192 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[256 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[320 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[384 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+      t2c_s6 = t2c::lds_vec<4>(&t2c_red0[448 + t2c_c1]);
+      t2c_v5[0] = t2c::max(t2c_v5[0], t2c_s6.v[0]);
+      t2c_v5[1] = t2c::max(t2c_v5[1], t2c_s6.v[1]);
+      t2c_v5[2] = t2c::max(t2c_v5[2], t2c_s6.v[2]);
+      t2c_v5[3] = t2c::max(t2c_v5[3], t2c_s6.v[3]);
+    }
+    mnew[0] = t2c::max(mx[0], t2c_v5[0]);
+    mnew[1] = t2c::max(mx[1], t2c_v5[1]);
+    mnew[2] = t2c::max(mx[2], t2c_v5[2]);
+    mnew[3] = t2c::max(mx[3], t2c_v5[3]);
+    float t2c_v6[4];
+    t2c_v6[0] = (t2c_p6[0] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[0] * t2c::exp((t2c_p6[0] - mnew[0])));
+    t2c_v6[1] = (t2c_p6[1] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[1] * t2c::exp((t2c_p6[1] - mnew[1])));
+    t2c_v6[2] = (t2c_p6[2] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[2] * t2c::exp((t2c_p6[2] - mnew[2])));
+    t2c_v6[3] = (t2c_p6[3] == -t2c::inf<float>()) ? 0.0f : (t2c_p7[3] * t2c::exp((t2c_p6[3] - mnew[3])));
+    t2c_v6[0] = t2c::fold_sum<2, 16>(t2c_v6[0]);
+    t2c_v6[1] = t2c::fold_sum<2, 16>(t2c_v6[1]);
+    t2c_v6[2] = t2c::fold_sum<2, 16>(t2c_v6[2]);
+    t2c_v6[3] = t2c::fold_sum<2, 16>(t2c_v6[3]);
+    if (lane < 16) t2c::sts_vec<4>(&t2c_red1[warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v6[0], t2c_v6[1], t2c_v6[2], t2c_v6[3]}});
+    __syncthreads();  // t2c_red1: written at line 32, read here by other threads
+    {
+      t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red1[t2c_c1]);
+      t2c_v6[0] = t2c_s7.v[0];
+      t2c_v6[1] = t2c_s7.v[1];
+      t2c_v6[2] = t2c_s7.v[2];
+      t2c_v6[3] = t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[64 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[128 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[192 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[256 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[320 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[384 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+      t2c_s7 = t2c::lds_vec<4>(&t2c_red1[448 + t2c_c1]);
+      t2c_v6[0] = t2c_v6[0] + t2c_s7.v[0];
+      t2c_v6[1] = t2c_v6[1] + t2c_s7.v[1];
+      t2c_v6[2] = t2c_v6[2] + t2c_s7.v[2];
+      t2c_v6[3] = t2c_v6[3] + t2c_s7.v[3];
+    }
+    l[0] = t2c_v6[0];
+    l[1] = t2c_v6[1];
+    l[2] = t2c_v6[2];
+    l[3] = t2c_v6[3];
+    mx[0] = mnew[0];
+    mx[1] = mnew[1];
+    mx[2] = mnew[2];
+    mx[3] = mnew[3];
+    // online-softmax-carried.tl:35: L[0 :+ 1, n0 :+ 64] = log(l) + mx
+    if (t2c_r1 == 0 && (n0 + t2c_c1) < N) L[n0 + t2c_c1] = t2c::log(l[0]) + mx[0];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 1) < N) L[n0 + t2c_c1 + 1] = t2c::log(l[1]) + mx[1];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 2) < N) L[n0 + t2c_c1 + 2] = t2c::log(l[2]) + mx[2];
+    if (t2c_r1 == 0 && (n0 + t2c_c1 + 3) < N) L[n0 + t2c_c1 + 3] = t2c::log(l[3]) + mx[3];
+  }
+}

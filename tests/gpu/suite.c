@@ -6263,6 +6263,35 @@ static void t_online_lse(Tally *T) {
   }
 }
 
+/* online_lse_cols (tests/gpu/online_lse.tl): log-sum-exp of each column, X with -inf at
+ * every other column's first 64 rows (a whole chunk, where M > 64) and where i + 2 j is 5
+ * mod 13. */
+static void t_online_lse_cols(Tally *T) {
+  static const int MN[][2] = {{200, 70}, {64, 64}, {300, 5}, {130, 129}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("online_lse_cols", (uint64_t)c);
+    Call k;
+    call_init(&k, "online_lse.tl", "online_lse_cols");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *L = call_out(&k, "L", F32, 2, SHAPE(1, N));
+    fill_uniform(X, &r, -8, 8);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        if ((j % 2 == 0 && i < 64 && M > 64) || (i + 2 * j) % 13 == 5) A2(X, i, j) = -INFINITY;
+    for (int j = 0; j < N; j++) {
+      double mx = -INFINITY, s = 0;
+      for (int i = 0; i < M; i++) mx = dmax(mx, A2(X, i, j));
+      for (int i = 0; i < M; i++) s += exp(A2(X, i, j) - mx);
+      L->ref[j] = log(s) + mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "online_lse_cols", l));
+    call_free(&k);
+  }
+}
+
 /* scatter_halves (tests/gpu/scatter_halves.tl): rows of A to distinct rows Slot[t] of C
  * (a shuffled subset of L), the second half doubled; the other rows keep C's contents. */
 static void t_scatter_halves(Tally *T) {
@@ -9779,6 +9808,7 @@ static const Test tests[] = {
     {"loop_end_min", t_loop_end_min},
     {"scatter_halves", t_scatter_halves},
     {"online_lse", t_online_lse},
+    {"online_lse_cols", t_online_lse_cols},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
