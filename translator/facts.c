@@ -549,6 +549,25 @@ static int fits_conditions(Arena *a, const KernelInfo *ki, const Expr *start, in
   return 1;
 }
 
+/* The reason a check stays, and where an @assume condition of another form names the dim's
+ * size (KG == K / G), that it proves nothing: only S % c == 0, S >= c (S > c) and S == c. */
+static const char *unproved(Arena *a, const KernelInfo *ki, const Sym *S, const char *why) {
+  for (int i = 0; S && i < ki->nassumes; i++) {
+    const Assume *as = &ki->assumes[i];
+    const Expr *e = as->e;
+    int64_t c;
+    bool bound = e->kind == E_BINARY && (e->u.binary.op == TK_LE || e->u.binary.op == TK_LT ||
+                                         e->u.binary.op == TK_GE || e->u.binary.op == TK_GT) &&
+                 ((facts_as_size(e->u.binary.a) == S && check_const_int(e->u.binary.b, &c)) ||
+                  (facts_as_size(e->u.binary.b) == S && check_const_int(e->u.binary.a, &c)));
+    if (as->size || bound || !tir_names_sym(e, S)) continue; /* (an upper bound: said by the notes' own reasons) */
+    return arena_printf(a, "%s (the @assume condition at line %d, column %d, names %s but proves nothing: only %s %% c "
+                        "== 0, %s >= c and %s == c, c a constant, do; it is checked at launch)",
+                        why, as->e->loc.line, as->e->loc.col, S->name, S->name, S->name, S->name);
+  }
+  return why;
+}
+
 /* Why no conditions on the sizes drop the check of a start, nonnegative: most often
  * none bounds its end; in range(a, S, step), a not known to be a multiple of the step;
  * at a block's chunk (plus a loop's values) under a grid of sizes, a slice that passes
@@ -577,7 +596,7 @@ static const char *unfit_why(Arena *a, const KernelInfo *ki, const Expr *start, 
   if (!S && value_max(start, &m)) /* a constant dim its values pass */
     return arena_printf(a, "its values reach %" PRId64 ", and the dim's last index is %" PRId64, m + len - 1,
                         X->tdim_const[d] - 1);
-  return "no condition on the sizes bounds its end";
+  return unproved(a, ki, S, "no condition on the sizes bounds its end");
 }
 
 void facts_bounds_warning(Diag *d, Arena *a, const KernelInfo *ki, const Sym *X, int dim, const Index *ix, int64_t len) {
