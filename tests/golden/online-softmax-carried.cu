@@ -632,3 +632,136 @@ online_lse_cols(const float *__restrict__ X, float *__restrict__ L, int M, int N
     if (t2c_r1 == 0 && (n0 + t2c_c1 + 3) < N) L[n0 + t2c_c1 + 3] = t2c::log(l[3]) + mx[3];
   }
 }
+
+// kernel online_lse_f64 (online-softmax-carried.tl:42): 256 threads
+//   layout L0: [4, 128], runs of 2, lanes 1 x 32, warps 4 x 2: 2 per thread
+//   layout L1: [4, 64], runs of 1, lanes 1 x 32, warps 4 x 2: 1 per thread
+//   mx: registers, 1 x f64 per thread (slice(L0, dim 1))
+//   l: registers, 1 x f64 per thread (slice(L0, dim 1))
+//   x: registers, 2 x f64 per thread (L0)
+//   mnew: registers, 1 x f64 per thread (slice(L0, dim 1))
+//   t2c_red0: shared, f64[2, 4], 64 bytes (partials of rowmax at line 48, one row per warp)
+//   t2c_red1: shared, f64[2, 4], 64 bytes (partials of rowsum at line 49, one row per warp)
+//   16-byte accesses when N % 2 == 0, X is 16-byte aligned; otherwise single elements
+//   shared memory: 128 bytes; barriers: 2
+extern "C" __global__ void
+online_lse_f64(const double *__restrict__ X, double *__restrict__ L, int M, int N)
+{
+  __shared__ __align__(16) double t2c_red0[8];
+  __shared__ __align__(16) double t2c_red1[8];
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp / 2, t2c_c0 = ((warp % 2) * 32 + lane) * 2;  // L0: this thread's first row and column
+  const int t2c_r1 = warp / 2;  // L1: this thread's first row
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 2 == 0 && t2c::aligned(X, 16);
+  if (t2c_fast) {
+    // online-softmax-carried.tl:43: var m0 = ctx.block.x * 4
+    int m0 = (int)blockIdx.x * 4;
+    // online-softmax-carried.tl:44: var mx: tile<f64>[4, 1] = -inf
+    double mx[1];
+    mx[0] = -t2c::inf<double>();
+    // online-softmax-carried.tl:45: var l: tile<f64>[4, 1] = 0.0
+    double l[1];
+    l[0] = 0.0;
+    // t2c_p6, t2c_p7: this thread's running max and sum of each row it holds, folded across threads once, after the loop
+    double t2c_p6[1];
+    t2c_p6[0] = -t2c::inf<double>();
+    double t2c_p7[1];
+    t2c_p7[0] = 0.0;
+    // online-softmax-carried.tl:46: for n0 in range(0, N, 128) {
+    for (int n0 = 0; n0 < N; n0 += 128) {
+      // online-softmax-carried.tl:47: var x = pad(X[m0 :+ 4, n0 :+ 128], -inf)
+      double x[2];
+      if ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N) {
+        const t2c::Vec<double, 2> t2c_w0 = t2c::ldg_vec<2>(X + ((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0));
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+      } else {
+        x[0] = -t2c::inf<double>();
+        x[1] = -t2c::inf<double>();
+      }
+      double t2c_p8[1];
+      t2c_p8[0] = t2c_p6[0];
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[0]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[1]);
+      double t2c_p9[1];
+      t2c_p9[0] = (t2c_p8[0] == -t2c::inf<double>()) ? 0.0 : t2c_p8[0];
+      t2c_p7[0] = t2c_p7[0] * t2c::exp((t2c_p6[0] - t2c_p9[0]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[0] - t2c_p9[0]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[1] - t2c_p9[0]));
+      t2c_p6[0] = t2c_p8[0];
+    }
+    // online-softmax-carried.tl:48: var mnew = max(rowmax(x), mx)
+    double mnew[1];
+    // t2c_p6, t2c_p7: carried across the loop above, folded across threads once
+    double t2c_v5[1];
+    t2c_v5[0] = t2c::max(t2c::lowest<double>(), t2c_p6[0]);
+    t2c_v5[0] = t2c::fold_max<32>(t2c_v5[0]);
+    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r1] = t2c_v5[0];
+    __syncthreads();  // t2c_red0: written at line 48, read here by other threads
+    t2c_v5[0] = t2c::max(t2c_red0[t2c_r1], t2c_red0[4 + t2c_r1]);
+    mnew[0] = t2c::max(t2c_v5[0], mx[0]);
+    double t2c_v6[1];
+    t2c_v6[0] = (t2c_p6[0] == -t2c::inf<double>()) ? 0.0 : (t2c_p7[0] * t2c::exp((t2c_p6[0] - mnew[0])));
+    t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
+    if (lane == 0) t2c_red1[(warp % 2) * 4 + t2c_r1] = t2c_v6[0];
+    __syncthreads();  // t2c_red1: written at line 49, read here by other threads
+    t2c_v6[0] = t2c_red1[t2c_r1] + t2c_red1[4 + t2c_r1];
+    l[0] = t2c_v6[0];
+    mx[0] = mnew[0];
+    // online-softmax-carried.tl:52: L[m0 :+ 4] = log(l) + mx
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) L[m0 + t2c_r0] = t2c::log(l[0]) + mx[0];
+  } else {
+    // online-softmax-carried.tl:43: var m0 = ctx.block.x * 4
+    int m0 = (int)blockIdx.x * 4;
+    // online-softmax-carried.tl:44: var mx: tile<f64>[4, 1] = -inf
+    double mx[1];
+    mx[0] = -t2c::inf<double>();
+    // online-softmax-carried.tl:45: var l: tile<f64>[4, 1] = 0.0
+    double l[1];
+    l[0] = 0.0;
+    // t2c_p6, t2c_p7: this thread's running max and sum of each row it holds, folded across threads once, after the loop
+    double t2c_p6[1];
+    t2c_p6[0] = -t2c::inf<double>();
+    double t2c_p7[1];
+    t2c_p7[0] = 0.0;
+    // online-softmax-carried.tl:46: for n0 in range(0, N, 128) {
+    for (int n0 = 0; n0 < N; n0 += 128) {
+      // online-softmax-carried.tl:47: var x = pad(X[m0 :+ 4, n0 :+ 128], -inf)
+      double x[2];
+      x[0] = ((m0 + t2c_r0) < M && (n0 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0)] : -t2c::inf<double>());
+      x[1] = ((m0 + t2c_r0) < M && (n0 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (n0 + t2c_c0 + 1)] : -t2c::inf<double>());
+      double t2c_p8[1];
+      t2c_p8[0] = t2c_p6[0];
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[0]);
+      t2c_p8[0] = t2c::max(t2c_p8[0], x[1]);
+      double t2c_p9[1];
+      t2c_p9[0] = (t2c_p8[0] == -t2c::inf<double>()) ? 0.0 : t2c_p8[0];
+      t2c_p7[0] = t2c_p7[0] * t2c::exp((t2c_p6[0] - t2c_p9[0]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[0] - t2c_p9[0]));
+      t2c_p7[0] = t2c_p7[0] + t2c::exp((x[1] - t2c_p9[0]));
+      t2c_p6[0] = t2c_p8[0];
+    }
+    // online-softmax-carried.tl:48: var mnew = max(rowmax(x), mx)
+    double mnew[1];
+    // t2c_p6, t2c_p7: carried across the loop above, folded across threads once
+    double t2c_v5[1];
+    t2c_v5[0] = t2c::max(t2c::lowest<double>(), t2c_p6[0]);
+    t2c_v5[0] = t2c::fold_max<32>(t2c_v5[0]);
+    if (lane == 0) t2c_red0[(warp % 2) * 4 + t2c_r1] = t2c_v5[0];
+    __syncthreads();  // t2c_red0: written at line 48, read here by other threads
+    t2c_v5[0] = t2c::max(t2c_red0[t2c_r1], t2c_red0[4 + t2c_r1]);
+    mnew[0] = t2c::max(t2c_v5[0], mx[0]);
+    double t2c_v6[1];
+    t2c_v6[0] = (t2c_p6[0] == -t2c::inf<double>()) ? 0.0 : (t2c_p7[0] * t2c::exp((t2c_p6[0] - mnew[0])));
+    t2c_v6[0] = t2c::fold_sum<32>(t2c_v6[0]);
+    if (lane == 0) t2c_red1[(warp % 2) * 4 + t2c_r1] = t2c_v6[0];
+    __syncthreads();  // t2c_red1: written at line 49, read here by other threads
+    t2c_v6[0] = t2c_red1[t2c_r1] + t2c_red1[4 + t2c_r1];
+    l[0] = t2c_v6[0];
+    mx[0] = mnew[0];
+    // online-softmax-carried.tl:52: L[m0 :+ 4] = log(l) + mx
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) L[m0 + t2c_r0] = t2c::log(l[0]) + mx[0];
+  }
+}

@@ -6263,6 +6263,35 @@ static void t_online_lse(Tally *T) {
   }
 }
 
+/* online_lse_f64 (tests/gpu/online_lse.tl): log-sum-exp of each row in f64, four rows a
+ * block (the operands of max and of the sum in the other order); -inf where j is 3 mod 7
+ * and in the first 128 columns of every third row. */
+static void t_online_lse_f64(Tally *T) {
+  static const int MN[][2] = {{9, 300}, {8, 128}, {5, 1000}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("online_lse_f64", (uint64_t)c);
+    Call k;
+    call_init(&k, "online_lse.tl", "online_lse_f64");
+    Ten *X = call_in(&k, "X", F64, 2, SHAPE(M, N));
+    Ten *L = call_out(&k, "L", F64, 1, SHAPE(M));
+    fill_uniform(X, &r, -30, 30);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        if ((i % 3 == 0 && j < 128 && N > 128) || j % 7 == 3) A2(X, i, j) = -INFINITY;
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) s += exp(A2(X, i, j) - mx);
+      L->ref[i] = log(s) + mx;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "online_lse_f64", l));
+    call_free(&k);
+  }
+}
+
 /* online_lse_cols (tests/gpu/online_lse.tl): log-sum-exp of each column, X with -inf at
  * every other column's first 64 rows (a whole chunk, where M > 64) and where i + 2 j is 5
  * mod 13. */
@@ -9809,6 +9838,7 @@ static const Test tests[] = {
     {"scatter_halves", t_scatter_halves},
     {"online_lse", t_online_lse},
     {"online_lse_cols", t_online_lse_cols},
+    {"online_lse_f64", t_online_lse_f64},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
