@@ -6292,6 +6292,35 @@ static void t_online_lse_f64(Tally *T) {
   }
 }
 
+/* online_sum (tests/gpu/online_lse.tl): sum(exp(x - max)) of each row, every third row
+ * only -inf (its sum 0: the fold after the loop must not take -inf - -inf), others with
+ * -inf at j % 5 == 1. */
+static void t_online_sum(Tally *T) {
+  static const int MN[][2] = {{7, 1000}, {3, 512}, {4, 9}};
+  for (int c = 0; c < 3; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    Rng r = rng_seed("online_sum", (uint64_t)c);
+    Call k;
+    call_init(&k, "online_lse.tl", "online_sum");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *L = call_out(&k, "L", F32, 1, SHAPE(M));
+    fill_uniform(X, &r, -8, 8);
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++)
+        if (i % 3 == 0 || j % 5 == 1) A2(X, i, j) = -INFINITY;
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = dmax(mx, A2(X, i, j));
+      for (int j = 0; j < N && mx > -INFINITY; j++) s += exp(A2(X, i, j) - mx);
+      L->ref[i] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "online_sum", l));
+    call_free(&k);
+  }
+}
+
 /* online_lse_cols (tests/gpu/online_lse.tl): log-sum-exp of each column, X with -inf at
  * every other column's first 64 rows (a whole chunk, where M > 64) and where i + 2 j is 5
  * mod 13. */
@@ -9839,6 +9868,7 @@ static const Test tests[] = {
     {"online_lse", t_online_lse},
     {"online_lse_cols", t_online_lse_cols},
     {"online_lse_f64", t_online_lse_f64},
+    {"online_sum", t_online_sum},
     {"dot_operand_reduced", t_dot_operand_reduced},
     {"index_value", t_index_value},
     {"pipeline_padded", t_pipeline_padded},
