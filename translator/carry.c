@@ -529,6 +529,19 @@ static Expr *unless_none(TirKernel *K, Expr *v, Expr *x, ElemType t) {
   return call(K, B_WHERE, args, 3, x->ty);
 }
 
+/* Whether an op of b, or inside one, reads v (its declaration and its plain assignments
+ * write it: what they read besides counts). */
+static bool reads_var(const TirKernel *K, const TirBlock *b, const TirVar *v) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->kind == TO_DECL && op->dst == v) continue;
+    TirOp o = *op;
+    if (o.dst == v && o.kind == TO_ASSIGN && o.op == TK_ASSIGN) o.dst = NULL; /* (a window of it too) */
+    if (tir_op_touches(K, &o, v) || reads_var(K, &op->body, v) || reads_var(K, &op->els, v)) return true;
+  }
+  return false;
+}
+
 /* The op of b that writes v last before index i, or NULL. */
 static const TirOp *last_write(const TirKernel *K, const TirBlock *b, int i, const TirVar *v) {
   for (int j = i - 1; j >= 0; j--) {
@@ -722,6 +735,8 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     b->ops = out;
     A1->first = R2->first = A2->first = A3->first = false;
     if (dn) dn->first = true;
+    /* l read by nothing now but its own update did */
+    l->unread = !reads_var(K, &K->body, l);
     vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: each thread carries its own max and sum of each %s it holds "
                                                    "across the loop (%s, %s, %d per thread each), folded across threads "
                                                    "once, after it", what, line_of, pm->cname, pl->cname, layout_count(PL)));

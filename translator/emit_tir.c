@@ -3053,8 +3053,9 @@ static void print_decl(Printer *P, const TirVar *v) {
     return;
   }
   bool dead = v->sym && v->sym->dead; /* never read: nvcc warned that it was set but never used */
-  line(P, "%s%s %s[%d]%s;%s", dead ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname, layout_count(v->layout),
-       layout_padded(v->layout) ? " = {}" : "", dead ? "  // never read (-Wunused)" : "");
+  line(P, "%s%s %s[%d]%s;%s", dead || v->unread ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname,
+       layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "",
+       dead ? "  // never read (-Wunused)" : v->unread ? "  // read only by its own update, carried (set, never read)" : "");
 }
 
 static bool reads_once(const TirOp *op);

@@ -750,6 +750,9 @@ typedef struct TirVar {
   /* layout.c stage_store: a staged store's 16- or 8-bit value, whose converts ptxas packs
    * into whole words for stmatrix (F2FP: two f32 to one f16x2): counted in words */
   bool cvt_packed;
+  /* carry.c carry_online: the running sum, which only its own update read, is read by no op
+   * once that update is carried (l = the fold after the loop): [[maybe_unused]] */
+  bool unread;
 } TirVar;
 
 typedef enum TirOpKind {

@@ -37,7 +37,10 @@
  *       programs that mostly start with the GEMM idiom, its loop stepping k by 4
  *       steps of the matrix instruction in @pipeline(8) (TLGEN_DEEP): stage rings
  *       large enough that some mma.sync dots load their fragments a k step ahead.
- *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--deep]
+ *   difftest ... --online
+ *       programs where about half the loops the tile IR could take keep an online
+ *       softmax's running max and rescaled sum (TLGEN_ONLINE), which carry.c carries.
+ *   difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--deep] [--online]
  *       prints the program of SEED (for T).
  *   difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N]
  *       translates each program and compiles the CUDA with nvcc; an error or a
@@ -78,13 +81,15 @@ static int f64;     /* --f64: the programs' 32-bit float type is f64 */
 static int rng_fns; /* --rand: random numbers */
 static int wg_loop; /* --wg-loop: with --target sm_90a, attention's two products in a loop */
 static int deep;    /* --deep: pipelined GEMMs in 8 stages */
+static int online;  /* --online: online softmax loops */
 
 /* The program of seed: for an architecture-specific target (sm_90a), from
    the family with wgmma-shaped GEMMs more often. */
 static TlgenProgram *program(uint64_t seed) {
   size_t n = strlen(arch);
   unsigned opts = (n && arch[n - 1] == 'a' ? TLGEN_WG : 0) | (strided ? TLGEN_STRIDED : 0) | (bf16 ? TLGEN_HALF_BF16 : 0) |
-                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0) | (f64 ? TLGEN_WIDE_F64 : 0) | (rng_fns ? TLGEN_RAND : 0) | (deep ? TLGEN_DEEP : 0);
+                   (i8 ? TLGEN_I8 : 0) | (f8 ? TLGEN_F8 : 0) | (f64 ? TLGEN_WIDE_F64 : 0) | (rng_fns ? TLGEN_RAND : 0) | (deep ? TLGEN_DEEP : 0) |
+                   (online ? TLGEN_ONLINE : 0);
   if (wg_loop && (opts & TLGEN_WG)) opts |= TLGEN_WG_LOOP;
   return tlgen_from_seed_opts(seed, opts);
 }
@@ -593,11 +598,11 @@ static int test_program(uint64_t seed, int *runs_done) {
   }
   if (result == R_FAIL)
     say("difftest: seed %llu FAILED; reproduce: build/difftest --tile2cu %s --seeds %llu:%llu --runs-per-program %d "
-        "--target %s%s%s%s%s%s%s%s%s --keep DIR (files in %s)\n",
+        "--target %s%s%s%s%s%s%s%s%s%s --keep DIR (files in %s)\n",
         (unsigned long long)seed, tile2cu, (unsigned long long)seed, (unsigned long long)seed + 1, runs_per_program,
         arch, strided ? " --strided" : "", bf16 ? " --bf16" : "", i8 ? " --i8" : "", f8 ? " --f8" : "",
         f64 ? " --f64" : "", rng_fns ? " --rand" : "", wg_loop ? " --wg-loop" : "", deep ? " --deep" : "",
-        keep ? dir : "DIR/seed-N");
+        online ? " --online" : "", keep ? dir : "DIR/seed-N");
 out:
   if (result != R_FAIL || !keep) rm_rf(dir);
   tlgen_free(p);
@@ -739,10 +744,10 @@ static void usage(void) {
   fprintf(stderr,
           "usage: difftest --tile2cu PATH --seeds A:B [--runs-per-program R] [--schedules S] [-j N] [--keep DIR]\n"
           "                [--seed-file F] [--target T] [--backend sim|gpu] [--strided] [--bf16] [--i8] [--f8]\n"
-          "                [--f64] [--rand] [--wg-loop] [--deep]\n"
-          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--wg-loop] [--deep]\n"
+          "                [--f64] [--rand] [--wg-loop] [--deep] [--online]\n"
+          "       difftest --print SEED [--target T] [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--wg-loop] [--deep] [--online]\n"
           "       difftest --nvcc --tile2cu PATH --seeds A:B [--nvcc-path P] [--arch sm_90] [-j N] [--keep DIR]\n"
-          "                [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--wg-loop] [--deep]\n");
+          "                [--strided] [--bf16] [--i8] [--f8] [--f64] [--rand] [--wg-loop] [--deep] [--online]\n");
   exit(2);
 }
 
@@ -773,6 +778,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--rand")) rng_fns = 1;
     else if (!strcmp(o, "--wg-loop")) wg_loop = 1;
     else if (!strcmp(o, "--deep")) deep = 1;
+    else if (!strcmp(o, "--online")) online = 1;
     else if (!strcmp(o, "--nvcc-path") && v) nvcc_path = argv[++i];
     else if ((!strcmp(o, "--arch") || !strcmp(o, "--target")) && v) arch = argv[++i];
     else if (!strcmp(o, "--backend") && v && (!strcmp(v, "sim") || !strcmp(v, "gpu"))) backend = argv[++i];

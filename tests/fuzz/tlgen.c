@@ -108,6 +108,7 @@ typedef struct Src {
   int rnd;     /* TLGEN_RAND */
   int wgloop;  /* TLGEN_WG_LOOP */
   int deep;    /* TLGEN_DEEP */
+  int online;  /* TLGEN_ONLINE */
 } Src;
 
 /* The 16-bit float type (TY_F16) is bf16: set while a TLGEN_HALF_BF16 program
@@ -312,6 +313,7 @@ typedef struct Gen {
   int red[2][2];    /* in it, the operand shape of its row (0) and column (1) reductions, 0 when none */
   Src aux;          /* choices of their own (a seed's programs without them stay as they were) */
   Src wg;           /* the same for the GEMM idiom's warpgroup-sized accumulators */
+  Src on;           /* the same for TLGEN_ONLINE's online softmax loops */
   int acc;          /* a [n, 1] var the next loop's body starts by accumulating into, else -1 */
 } Gen;
 
@@ -2317,6 +2319,127 @@ static Stmt *gen_reduce_loop(Gen *G) {
   return d;
 }
 
+/* An online softmax's running max and rescaled sum across a loop over a size (carry.c
+   carry_online carries them), TLGEN_ONLINE only:
+     var mx: tile<f32>[bm, 1] = -inf
+     var l: tile<f32>[bm, 1] = 0.0
+     for v in range(0, S, step) {
+       var x = ..                                   [bm, w], finite
+       var mnew = max(mx, rowmax(x))
+       l = l * exp(mx - mnew) + rowsum(exp(x - mnew))
+       mx = mnew
+       ..
+     }
+   or the same down the columns of [1, bn] vars (colmax, colsum). The loop starts at 0 and
+   a size is at least 1, so it runs at least once and mx is finite after it; x holds no
+   -inf (a chunk of a row of only -inf gives NaN as written, which the carried form does
+   not: tests/gpu online_lse covers -inf). 0 when out of room or symbols. */
+static Stmt *gen_online_loop(Gen *G) {
+  TlgenProgram *p = G->p;
+  if (G->nloops >= 2 || exec_count(G) > 100) return 0;
+  int row = chance(&G->on, 70);
+  static const int ws[] = {4, 8, 16, 32, 64};
+  int w = chance(&G->on, 50) ? (row ? G->bn : p->bm) : ws[pick(&G->on, 5)];
+  if (w < 2) w = 4;
+  Shape ys = row ? shape(2, p->bm, 1) : shape(2, 1, G->bn), xs = row ? shape(2, p->bm, w) : shape(2, w, G->bn);
+  if (xs.d[0] * xs.d[1] > 4096) return 0;
+  /* the loop: over a size, from 0 */
+  int sizes[3], ns = 0;
+  if (G->sN >= 0) sizes[ns++] = G->sN;
+  if (G->sK >= 0) sizes[ns++] = G->sK;
+  if (!p->grid) sizes[ns++] = G->sM;
+  if (!ns) return 0;
+  int sz = sizes[pick(&G->on, ns)], ssym = -1;
+  static const int steps[] = {16, 32, 64, 8};
+  int step = steps[pick(&G->on, 4)];
+  for (int i = 0; i < p->nsyms; i++)
+    if (p->syms[i].kind == SY_SIZE && p->syms[i].index == sz) ssym = i;
+  double trips = ceil((double)p->size_max[sz] / step);
+  if (ssym < 0 || exec_count(G) * trips > 400) return 0;
+  char name[16];
+  int mx, l, v, x, mn;
+  snprintf(name, sizeof name, "m%d", p->nsyms);
+  if ((mx = add_sym(p, name, SY_VAR, TY_F32, 2, ys.d[0], ys.d[1])) < 0) return 0;
+  snprintf(name, sizeof name, "l%d", p->nsyms);
+  if ((l = add_sym(p, name, SY_VAR, TY_F32, 2, ys.d[0], ys.d[1])) < 0) return 0;
+  snprintf(name, sizeof name, "c%d", p->nsyms);
+  if ((v = add_sym(p, name, SY_LOOP, TY_I32, 0, 0, 0)) < 0) return 0;
+  p->syms[mx].depth = p->syms[l].depth = G->nloops;
+  Stmt *dm = new_stmt(G, S_VAR), *dl = new_stmt(G, S_VAR), *f = new_stmt(G, S_FOR);
+  dm->sym = mx, dm->rhs = lit(G, TY_F32, -INFINITY), dm->op = 1;
+  dl->sym = l, dl->rhs = lit(G, TY_F32, 0), dl->op = 1;
+  f->lo = lit(G, TY_I32, 0);
+  f->hi = sym_expr(G, ssym);
+  f->step = step;
+  f->sym = v;
+  p->syms[v].env.B = f->hi->in.B + step;
+  p->syms[v].env.exact = 1;
+  if (chance(&G->on, 20)) f->pipeline = range_pick(&G->on, 2, 3);
+  int mark = G->nscope;
+  scope_add(G, v);
+  G->loops[G->nloops].sym = v;
+  G->loops[G->nloops].step = step;
+  G->loops[G->nloops].trips = trips;
+  G->nloops++;
+  /* x: an operand of the whole shape */
+  Expr *a = 0;
+  for (int tries = 0; tries < 4 && !a; tries++) {
+    ctx_enter(G, ys);
+    a = gen_in_k(G, TY_F32, xs, 1, 1 + !row);
+    ctx_leave(G);
+    if (a->rank != 2 || a->d[0] != xs.d[0] || a->d[1] != xs.d[1] || !red_ok(G, row, a)) a = 0;
+  }
+  snprintf(name, sizeof name, "t%d", p->nsyms);
+  if (!a || (x = add_sym(p, name, SY_VAR, TY_F32, 2, xs.d[0], xs.d[1])) < 0) {
+    G->nloops--;
+    G->nscope = mark;
+    return 0;
+  }
+  snprintf(name, sizeof name, "t%d", p->nsyms);
+  if ((mn = add_sym(p, name, SY_VAR, TY_F32, 2, ys.d[0], ys.d[1])) < 0) {
+    G->nloops--;
+    G->nscope = mark;
+    return 0;
+  }
+  double B = a->in.B > 1 ? a->in.B : 1;
+  p->syms[x].env = a->in;
+  p->syms[x].used = a->in.B;
+  p->syms[x].depth = p->syms[mn].depth = G->nloops;
+  p->syms[mn].env = p->syms[mx].env = fix_info(TY_F32, (Info){B, a->in.g, a->in.exact});
+  p->syms[mn].used = p->syms[mx].used = B;
+  p->syms[l].env = (Info){trips * w * 2 + 16, 0, 0};
+  p->syms[l].used = trips * w + 1;
+  Stmt *sx = new_stmt(G, S_VAR), *sn = new_stmt(G, S_VAR), *sl = new_stmt(G, S_ASSIGN), *sm = new_stmt(G, S_ASSIGN);
+  sx->sym = x, sx->rhs = a;
+  int red = row ? F_ROWSUM : F_COLSUM;
+  Expr *rm = fn(G, red + 1, TY_F32, sym_expr(G, x), 0, 0);
+  set_shape(rm, 2, ys.d[0], ys.d[1]);
+  rm->in = a->in;
+  sn->sym = mn, sn->rhs = bin(G, 'M', sym_expr(G, mx), rm);
+  Expr *sc = fn(G, F_EXP, TY_F32, bin(G, '-', sym_expr(G, mx), sym_expr(G, mn)), 0, 0);
+  sc->in = (Info){1, 0, 0};
+  Expr *ex = fn(G, F_EXP, TY_F32, bin(G, '-', sym_expr(G, x), sym_expr(G, mn)), 0, 0);
+  ex->in = (Info){1, 0, 0};
+  Expr *rs = fn(G, red, TY_F32, ex, 0, 0);
+  set_shape(rs, 2, ys.d[0], ys.d[1]);
+  rs->in = (Info){w, 0, 0};
+  sl->op = '=', sl->lhs = sym_expr(G, l), sl->rhs = bin(G, '+', bin(G, '*', sym_expr(G, l), sc), rs);
+  sm->op = '=', sm->lhs = sym_expr(G, mx), sm->rhs = sym_expr(G, mn);
+  scope_add(G, x);
+  scope_add(G, mn);
+  scope_add(G, mx);
+  scope_add(G, l);
+  Stmt *rest = gen_block(G, 0, 3);
+  sx->next = sn, sn->next = sl, sl->next = sm, sm->next = rest;
+  f->body = sx;
+  G->nloops--;
+  G->nscope = mark;
+  scope_add(G, mx);
+  scope_add(G, l);
+  dm->next = dl, dl->next = f;
+  return dm;
+}
+
 static Stmt *gen_if(Gen *G) {
   Stmt *s = new_stmt(G, S_IF);
   s->lo = gen_scalar_cond(G);
@@ -2402,6 +2525,7 @@ static Stmt *gen_stmt(Gen *G) {
       s = gen_store(G);
       break;
     case 13: case 14:
+      if (G->s.online && G->p->ir && !G->in_cond && chance(&G->on, 50) && (s = gen_online_loop(G))) break;
       s = G->p->ir && !G->in_cond && chance(&G->aux, 40) ? gen_reduce_loop(G) : gen_for(G);
       break;
     case 15: case 16:
@@ -2482,6 +2606,7 @@ static void generate(TlgenProgram *p, Src src) {
   G->s = src;
   G->aux.state = src.state ^ 0x6ull;
   G->wg.state = src.state ^ 0x7ull;
+  G->on.state = src.state ^ 0x9ull;
   G->acc = -1;
   G->p = p;
   p->r0 = -1;
@@ -3071,6 +3196,7 @@ TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts) {
   s.rnd = !!(opts & TLGEN_RAND);
   s.wgloop = !!(opts & TLGEN_WG_LOOP);
   s.deep = !!(opts & TLGEN_DEEP);
+  s.online = !!(opts & TLGEN_ONLINE);
   s.wg |= s.wgloop;
   char name[40];
   snprintf(name, sizeof name, "tl_%llu", (unsigned long long)seed);
@@ -3390,7 +3516,7 @@ static Val *eval(Ev *E, const Expr *e) {
   case E_CONST:
   case E_NUM:
     r->v[0] = e->num;
-    r->m[0] = fabs(e->num);
+    r->m[0] = isinf(e->num) ? 0 : fabs(e->num); /* an infinity carries no rounding (a -inf start) */
     break;
   case E_BLOCKX:
     r->v[0] = (double)E->bx;
@@ -3495,7 +3621,7 @@ static Val *eval(Ev *E, const Expr *e) {
         double x = a->v[k], m = a->m[k], v;
         switch (f) {
         case F_ABS: v = fabs(x); break;
-        case F_EXP: v = exp(x); m = v * (1 + m); break;
+        case F_EXP: v = exp(x); m = isinf(x) ? 0 : v * (1 + m); break; /* exp(-inf - mnew): an online softmax's first rescale */
         case F_SQRT: v = sqrt(x); m = v + m / (2 * v); break;
         case F_CVT_I32: v = trunc(x); m = fabs(v); break;
         case F_CVT_F16: v = E->p->bf16 ? round_bf16(x) : round_f16(x); break;

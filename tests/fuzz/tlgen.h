@@ -41,11 +41,16 @@ TlgenProgram *tlgen_from_seed_wg(uint64_t seed);           /* the same, and f16 
    instruction (64, 128 for 8-bit ones) in @pipeline(8): stage rings that
    leave an SM few enough blocks
    that mma.sync dots load their fragments a k step ahead (pipeline.c
-   rotate_dot).
+   rotate_dot);
+   TLGEN_ONLINE makes about half of the loops the tile IR could take an online
+   softmax's running max and rescaled sum: mx = -inf, l = 0.0 before a loop over a
+   size whose body starts with var x = ..; var mnew = max(mx, rowmax(x)); l = l *
+   exp(mx - mnew) + rowsum(exp(x - mnew)); mx = mnew (or colmax, colsum into
+   [1, bn] vars), which carry.c carries across it.
    Without an option, the program is tlgen_from_seed's; an option adds only
    what it says (the choices come from streams of their own). */
 enum { TLGEN_WG = 1, TLGEN_STRIDED = 2, TLGEN_HALF_BF16 = 4, TLGEN_I8 = 8, TLGEN_F8 = 16, TLGEN_WIDE_F64 = 32, TLGEN_RAND = 64,
-       TLGEN_WG_LOOP = 128, TLGEN_DEEP = 256 };
+       TLGEN_WG_LOOP = 128, TLGEN_DEEP = 256, TLGEN_ONLINE = 512 };
 TlgenProgram *tlgen_from_seed_opts(uint64_t seed, unsigned opts);
 TlgenProgram *tlgen_from_bytes(const uint8_t *d, size_t n); /* choices read from d; 0 once exhausted */
 const char *tlgen_source(const TlgenProgram *p);           /* the .tl text */
