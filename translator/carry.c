@@ -570,8 +570,17 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
   TirOp *loop = b->ops.items[li];
   PtrVec *ops = &loop->body.ops;
   for (int i = 0; i + 4 < ops->len; i++) {
-    TirOp *R1 = ops->items[i], *A1 = ops->items[i + 1], *R2 = ops->items[i + 2], *A2 = ops->items[i + 3],
-          *A3 = ops->items[i + 4];
+    /* the rescale may be a var of its own between mnew and the sum: var alpha = exp(mx - mnew) */
+    TirOp *ad = NULL, *aa = NULL;
+    int j0 = i + 2;
+    if (j0 + 4 < ops->len && ((TirOp *)ops->items[j0])->kind == TO_DECL &&
+        ((TirOp *)ops->items[j0 + 1])->kind == TO_ASSIGN && ((TirOp *)ops->items[j0 + 1])->dst == ((TirOp *)ops->items[j0])->dst)
+      ad = ops->items[j0], aa = ops->items[j0 + 1], j0 += 2;
+    if (j0 + 2 >= ops->len) continue;
+    TirOp *R1 = ops->items[i], *A1 = ops->items[i + 1], *R2 = ops->items[j0], *A2 = ops->items[j0 + 1],
+          *A3 = ops->items[j0 + 2];
+    TirVar *al = aa ? aa->dst : NULL;
+    if (al && (!al->sym || aa->op != TK_ASSIGN || aa->has_win || !is_call1(aa->expr, B_EXP))) continue;
     if (R1->kind != TO_REDUCE || R2->kind != TO_REDUCE || R1->intra || R2->intra || A1->kind != TO_ASSIGN ||
         A2->kind != TO_ASSIGN || A3->kind != TO_ASSIGN)
       continue;
@@ -600,17 +609,20 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     if (!sc) continue;
     const Expr *ls = sc->u.binary.a, *es = sc->u.binary.b;
     if (!names_var(K, ls, l)) ls = sc->u.binary.b, es = sc->u.binary.a;
-    if (!names_var(K, ls, l) || !is_call1(es, B_EXP)) continue;
+    if (!names_var(K, ls, l)) continue;
+    if (al && names_var(K, es, al)) es = aa->expr; /* l * alpha: alpha's exp(mx - mnew) */
+    else if (al) continue;
+    if (!is_call1(es, B_EXP)) continue;
     const Expr *dm = es->u.call.args[0];
     if (dm->kind != E_BINARY || dm->u.binary.op != TK_MINUS || !names_var(K, dm->u.binary.a, mx) ||
         !names_var(K, dm->u.binary.b, mnew))
       continue;
     /* nothing else in the loop reads or writes them; the values read only here */
     Who wm = {mx, NULL}, wl = {l, NULL}, wn = {mnew, NULL};
-    bool other = false;
+    bool other = al && (uses(K, &K->body, al) != 3 || al->layout != mnew->layout || aa->lay != mnew->layout);
     for (int j = 0; j < ops->len && !other; j++) {
       const TirOp *op = ops->items[j];
-      if (op == R1 || op == A1 || op == R2 || op == A2 || op == A3) continue;
+      if (op == R1 || op == A1 || op == R2 || op == A2 || op == A3 || op == ad || op == aa) continue;
       if (op->kind == TO_DECL && op->dst == mnew) continue;
       other = op_touches(K, op, &wm) || op_touches(K, op, &wl) || op_touches(K, op, &wn) ||
               block_touches(K, &op->body, &wm, NULL) || block_touches(K, &op->body, &wl, NULL) ||
@@ -708,7 +720,7 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     PtrVec body = {0};
     for (int j = 0; j < ops->len; j++) {
       TirOp *op = ops->items[j];
-      if (op == dn || op == A1 || op == R2 || op == A2 || op == A3) continue;
+      if (op == dn || op == A1 || op == R2 || op == A2 || op == A3 || op == ad || op == aa) continue;
       if (op == R1) {
         TirOp *in[8] = {decl[2], sn, fm, decl[3], ss, sl, fs, sm};
         for (int k = 0; k < 8; k++) vec_push(K->a, &body, in[k]);
@@ -735,6 +747,7 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
     b->ops = out;
     A1->first = R2->first = A2->first = A3->first = false;
     if (dn) dn->first = true;
+    if (al) tir_drop_var(K, al); /* read by nothing now */
     /* l read by nothing now but its own update did */
     l->unread = !reads_var(K, &K->body, l);
     vec_push(K->a, &K->folds, (void *)arena_printf(K->a, "%s: each thread carries its own max and sum of each %s it holds "

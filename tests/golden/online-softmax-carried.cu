@@ -893,3 +893,135 @@ online_sum(const float *__restrict__ X, float *__restrict__ L, int M, int N)
     if (t2c_c0 == 0) L[(int)blockIdx.x] = l[0];
   }
 }
+
+// kernel online_lse_alpha (online-softmax-carried.tl:75): 128 threads
+//   layout L0: [1, 256], runs of 2, lanes 1 x 32, warps 1 x 4: 2 per thread
+//   layout L1: [1, 128], runs of 1, lanes 1 x 32, warps 1 x 4: 1 per thread
+//   mx: registers, 1 x f32 per thread (slice(L0, dim 1))
+//   l: registers, 1 x f32 per thread (slice(L0, dim 1))
+//   x: registers, 2 x f32 per thread (L0)
+//   mnew: registers, 1 x f32 per thread (slice(L0, dim 1))
+//   t2c_red0: shared, f32[4, 1], 16 bytes (partials of rowmax at line 81, one row per warp)
+//   t2c_red1: shared, f32[4, 1], 16 bytes (partials of rowsum at line 83, one row per warp)
+//   8-byte accesses when N % 2 == 0, X is 8-byte aligned; otherwise single elements
+//   shared memory: 32 bytes; barriers: 2
+extern "C" __global__ void
+online_lse_alpha(const float *__restrict__ X, float *__restrict__ L, int M, int N)
+{
+  __shared__ __align__(16) float t2c_red0[4];
+  __shared__ __align__(16) float t2c_red1[4];
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_c0 = (warp * 32 + lane) * 2;  // L0: this thread's first column (every thread starts at row 0)
+  // the fast body moves runs of 8 bytes; the general one, single elements
+  const bool t2c_fast = N % 2 == 0 && t2c::aligned(X, 8);
+  if (t2c_fast) {
+    // online-softmax-carried.tl:76: var m0 = ctx.block.x
+    int m0 = (int)blockIdx.x;
+    // online-softmax-carried.tl:77: var mx: tile<f32>[1, 1] = -inf
+    float mx[1];
+    mx[0] = -t2c::inf<float>();
+    // online-softmax-carried.tl:78: var l: tile<f32>[1, 1] = 0.0
+    float l[1];
+    l[0] = 0.0f;
+    // t2c_p7, t2c_p8: this thread's running max and sum of each row it holds, folded across threads once, after the loop
+    float t2c_p7[1];
+    t2c_p7[0] = -t2c::inf<float>();
+    float t2c_p8[1];
+    t2c_p8[0] = 0.0f;
+    // online-softmax-carried.tl:79: for n0 in range(0, N, 256) {
+    for (int n0 = 0; n0 < N; n0 += 256) {
+      // online-softmax-carried.tl:80: var x = pad(X[m0 :+ 1, n0 :+ 256], -inf)
+      float x[2];
+      if ((n0 + t2c_c0) < N) {
+        const t2c::Vec<float, 2> t2c_w0 = t2c::ldg_vec<2>(X + ((long long)m0) * N + (n0 + t2c_c0));
+        x[0] = t2c_w0.v[0];
+        x[1] = t2c_w0.v[1];
+      } else {
+        x[0] = -t2c::inf<float>();
+        x[1] = -t2c::inf<float>();
+      }
+      float t2c_p9[1];
+      t2c_p9[0] = t2c_p7[0];
+      t2c_p9[0] = t2c::max(t2c_p9[0], x[0]);
+      t2c_p9[0] = t2c::max(t2c_p9[0], x[1]);
+      float t2c_p10[1];
+      t2c_p10[0] = (t2c_p9[0] == -t2c::inf<float>()) ? 0.0f : t2c_p9[0];
+      t2c_p8[0] = t2c_p8[0] * t2c::exp((t2c_p7[0] - t2c_p10[0]));
+      t2c_p8[0] = t2c_p8[0] + t2c::exp((x[0] - t2c_p10[0]));
+      t2c_p8[0] = t2c_p8[0] + t2c::exp((x[1] - t2c_p10[0]));
+      t2c_p7[0] = t2c_p9[0];
+    }
+    // online-softmax-carried.tl:81: var mnew = max(mx, rowmax(x))
+    float mnew[1];
+    // t2c_p7, t2c_p8: carried across the loop above, folded across threads once
+    float t2c_v5[1];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_p7[0]);
+    t2c_v5[0] = t2c::fold_max<32>(t2c_v5[0]);
+    if (lane == 0) t2c_red0[(warp % 4) * 1 + 0] = t2c_v5[0];
+    __syncthreads();  // t2c_red0: written at line 81, read here by other threads
+    t2c_v5[0] = t2c::max(t2c::max(t2c::max(t2c_red0[0], t2c_red0[1 + 0]), t2c_red0[2 + 0]), t2c_red0[3 + 0]);
+    mnew[0] = t2c::max(mx[0], t2c_v5[0]);
+    float t2c_v7[1];
+    t2c_v7[0] = (t2c_p7[0] == -t2c::inf<float>()) ? 0.0f : (t2c_p8[0] * t2c::exp((t2c_p7[0] - mnew[0])));
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    if (lane == 0) t2c_red1[(warp % 4) * 1 + 0] = t2c_v7[0];
+    __syncthreads();  // t2c_red1: written at line 83, read here by other threads
+    t2c_v7[0] = t2c_red1[0] + t2c_red1[1 + 0] + t2c_red1[2 + 0] + t2c_red1[3 + 0];
+    l[0] = t2c_v7[0];
+    mx[0] = mnew[0];
+    // online-softmax-carried.tl:86: L[m0 :+ 1] = log(l) + mx
+    if (t2c_c0 == 0) L[m0] = t2c::log(l[0]) + mx[0];
+  } else {
+    // online-softmax-carried.tl:76: var m0 = ctx.block.x
+    int m0 = (int)blockIdx.x;
+    // online-softmax-carried.tl:77: var mx: tile<f32>[1, 1] = -inf
+    float mx[1];
+    mx[0] = -t2c::inf<float>();
+    // online-softmax-carried.tl:78: var l: tile<f32>[1, 1] = 0.0
+    float l[1];
+    l[0] = 0.0f;
+    // t2c_p7, t2c_p8: this thread's running max and sum of each row it holds, folded across threads once, after the loop
+    float t2c_p7[1];
+    t2c_p7[0] = -t2c::inf<float>();
+    float t2c_p8[1];
+    t2c_p8[0] = 0.0f;
+    // online-softmax-carried.tl:79: for n0 in range(0, N, 256) {
+    for (int n0 = 0; n0 < N; n0 += 256) {
+      // online-softmax-carried.tl:80: var x = pad(X[m0 :+ 1, n0 :+ 256], -inf)
+      float x[2];
+      x[0] = ((n0 + t2c_c0) < N ? X[((long long)m0) * N + (n0 + t2c_c0)] : -t2c::inf<float>());
+      x[1] = ((n0 + t2c_c0 + 1) < N ? X[((long long)m0) * N + (n0 + t2c_c0 + 1)] : -t2c::inf<float>());
+      float t2c_p9[1];
+      t2c_p9[0] = t2c_p7[0];
+      t2c_p9[0] = t2c::max(t2c_p9[0], x[0]);
+      t2c_p9[0] = t2c::max(t2c_p9[0], x[1]);
+      float t2c_p10[1];
+      t2c_p10[0] = (t2c_p9[0] == -t2c::inf<float>()) ? 0.0f : t2c_p9[0];
+      t2c_p8[0] = t2c_p8[0] * t2c::exp((t2c_p7[0] - t2c_p10[0]));
+      t2c_p8[0] = t2c_p8[0] + t2c::exp((x[0] - t2c_p10[0]));
+      t2c_p8[0] = t2c_p8[0] + t2c::exp((x[1] - t2c_p10[0]));
+      t2c_p7[0] = t2c_p9[0];
+    }
+    // online-softmax-carried.tl:81: var mnew = max(mx, rowmax(x))
+    float mnew[1];
+    // t2c_p7, t2c_p8: carried across the loop above, folded across threads once
+    float t2c_v5[1];
+    t2c_v5[0] = t2c::max(t2c::lowest<float>(), t2c_p7[0]);
+    t2c_v5[0] = t2c::fold_max<32>(t2c_v5[0]);
+    if (lane == 0) t2c_red0[(warp % 4) * 1 + 0] = t2c_v5[0];
+    __syncthreads();  // t2c_red0: written at line 81, read here by other threads
+    t2c_v5[0] = t2c::max(t2c::max(t2c::max(t2c_red0[0], t2c_red0[1 + 0]), t2c_red0[2 + 0]), t2c_red0[3 + 0]);
+    mnew[0] = t2c::max(mx[0], t2c_v5[0]);
+    float t2c_v7[1];
+    t2c_v7[0] = (t2c_p7[0] == -t2c::inf<float>()) ? 0.0f : (t2c_p8[0] * t2c::exp((t2c_p7[0] - mnew[0])));
+    t2c_v7[0] = t2c::fold_sum<32>(t2c_v7[0]);
+    if (lane == 0) t2c_red1[(warp % 4) * 1 + 0] = t2c_v7[0];
+    __syncthreads();  // t2c_red1: written at line 83, read here by other threads
+    t2c_v7[0] = t2c_red1[0] + t2c_red1[1 + 0] + t2c_red1[2 + 0] + t2c_red1[3 + 0];
+    l[0] = t2c_v7[0];
+    mx[0] = mnew[0];
+    // online-softmax-carried.tl:86: L[m0 :+ 1] = log(l) + mx
+    if (t2c_c0 == 0) L[m0] = t2c::log(l[0]) + mx[0];
+  }
+}

@@ -6239,11 +6239,12 @@ static void t_residual_epilogue(Tally *T) {
  * max stays -inf a chunk, then is finite), and every element whose index is 7 mod 11. */
 static void t_online_lse(Tally *T) {
   static const int MN[][2] = {{9, 1000}, {4, 512}, {5, 300}, {3, 2100}};
-  for (int c = 0; c < 4; c++) {
-    int M = MN[c][0], N = MN[c][1];
-    Rng r = rng_seed("online_lse", (uint64_t)c);
+  for (int c = 0; c < 8; c++) { /* online_lse, then online_lse_alpha (its rescale a var) */
+    int M = MN[c % 4][0], N = MN[c % 4][1];
+    const char *kn = c < 4 ? "online_lse" : "online_lse_alpha";
+    Rng r = rng_seed("online_lse", (uint64_t)c % 4);
     Call k;
-    call_init(&k, "online_lse.tl", "online_lse");
+    call_init(&k, "online_lse.tl", kn);
     Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
     Ten *L = call_out(&k, "L", F32, 1, SHAPE(M));
     fill_uniform(X, &r, -8, 8);
@@ -6258,7 +6259,7 @@ static void t_online_lse(Tally *T) {
     }
     char l[64];
     label(l, sizeof l, "M=%d N=%d", M, N);
-    CHECK(T, call_check(&k, "online_lse", l));
+    CHECK(T, call_check(&k, kn, l));
     call_free(&k);
   }
 }
