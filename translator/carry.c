@@ -284,21 +284,34 @@ static Expr *identity(TirKernel *K, BuiltinKind red, ElemType t, Loc at) {
   return x;
 }
 
+/* A node: op applied to a and b, or call b(args), of type ty. */
+static Expr *node(TirKernel *K, ExprKind kind, Type ty, Loc at) {
+  Expr *x = NEW(K->a, Expr);
+  x->kind = kind;
+  x->loc = at;
+  x->ty = ty;
+  x->flags = ty.rank ? EF_TILE : 0;
+  return x;
+}
+
+static Expr *call(TirKernel *K, BuiltinKind f, Expr **args, int n, Type ty) {
+  Expr *x = node(K, E_CALL, ty, args[0]->loc);
+  x->u.call.name = builtin_names[f];
+  x->u.call.name_loc = x->loc;
+  x->u.call.args = NEW_ARRAY(K->a, Expr *, n);
+  for (int i = 0; i < n; i++) x->u.call.args[i] = args[i], x->flags |= args[i]->flags & EF_TD;
+  x->u.call.nargs = x->u.call.shape_at = n;
+  x->u.call.builtin = f;
+  x->u.call.cast = T_NONE;
+  return x;
+}
+
 /* max(p, e) or min(p, e) of the type and shape of e. */
 static Expr *fold_call(TirKernel *K, BuiltinKind b, Expr *p, Expr *e) {
-  Expr *c = NEW(K->a, Expr);
-  c->kind = E_CALL;
-  c->loc = e->loc;
-  c->ty = e->ty;
+  Expr *args[2] = {p, e};
+  Expr *c = call(K, b, args, 2, e->ty);
+  c->loc = c->u.call.name_loc = e->loc;
   c->flags = e->flags & (EF_TD | EF_TILE);
-  c->u.call.name = builtin_names[b];
-  c->u.call.name_loc = e->loc;
-  c->u.call.args = NEW_ARRAY(K->a, Expr *, 2);
-  c->u.call.args[0] = p;
-  c->u.call.args[1] = e;
-  c->u.call.nargs = c->u.call.shape_at = 2;
-  c->u.call.builtin = b;
-  c->u.call.cast = T_NONE;
   return c;
 }
 
@@ -479,34 +492,12 @@ static bool const_is(const Expr *x, double v) {
   return (x->flags & EF_CONST) && x->kind != E_CALL && x->cv.isf ? x->cv.f == v : (x->flags & EF_CONST) && !x->cv.isf && (double)x->cv.i == v;
 }
 
-/* A node: op applied to a and b, or call b(args), of type ty. */
-static Expr *node(TirKernel *K, ExprKind kind, Type ty, Loc at) {
-  Expr *x = NEW(K->a, Expr);
-  x->kind = kind;
-  x->loc = at;
-  x->ty = ty;
-  x->flags = ty.rank ? EF_TILE : 0;
-  return x;
-}
-
 static Expr *binary(TirKernel *K, TokenKind op, Expr *a, Expr *b, Type ty) {
   Expr *x = node(K, E_BINARY, ty, a->loc);
   x->u.binary.op = op;
   x->u.binary.a = a;
   x->u.binary.b = b;
   x->flags |= (a->flags | b->flags) & EF_TD;
-  return x;
-}
-
-static Expr *call(TirKernel *K, BuiltinKind f, Expr **args, int n, Type ty) {
-  Expr *x = node(K, E_CALL, ty, args[0]->loc);
-  x->u.call.name = builtin_names[f];
-  x->u.call.name_loc = x->loc;
-  x->u.call.args = NEW_ARRAY(K->a, Expr *, n);
-  for (int i = 0; i < n; i++) x->u.call.args[i] = args[i], x->flags |= args[i]->flags & EF_TD;
-  x->u.call.nargs = x->u.call.shape_at = n;
-  x->u.call.builtin = f;
-  x->u.call.cast = T_NONE;
   return x;
 }
 
@@ -618,16 +609,15 @@ static bool carry_online(TirKernel *K, TirBlock *b, int li) {
         !names_var(K, dm->u.binary.b, mnew))
       continue;
     /* nothing else in the loop reads or writes them; the values read only here */
-    Who wm = {mx, NULL}, wl = {l, NULL}, wn = {mnew, NULL};
+    const Who ws[3] = {{mx, NULL}, {l, NULL}, {mnew, NULL}};
     bool other = al && (uses(K, &K->body, al) != 3 || al->layout != mnew->layout || aa->lay != mnew->layout);
     for (int j = 0; j < ops->len && !other; j++) {
       const TirOp *op = ops->items[j];
       if (op == R1 || op == A1 || op == R2 || op == A2 || op == A3 || op == ad || op == aa) continue;
       if (op->kind == TO_DECL && op->dst == mnew) continue;
-      other = op_touches(K, op, &wm) || op_touches(K, op, &wl) || op_touches(K, op, &wn) ||
-              block_touches(K, &op->body, &wm, NULL) || block_touches(K, &op->body, &wl, NULL) ||
-              block_touches(K, &op->body, &wn, NULL) || block_touches(K, &op->els, &wm, NULL) ||
-              block_touches(K, &op->els, &wl, NULL) || block_touches(K, &op->els, &wn, NULL);
+      for (int k = 0; k < 3 && !other; k++)
+        other = op_touches(K, op, &ws[k]) || block_touches(K, &op->body, &ws[k], NULL) ||
+                block_touches(K, &op->els, &ws[k], NULL);
     }
     if (other || tir_stmt_mentions(K, loop, mx, NULL) || tir_stmt_mentions(K, loop, l, NULL) ||
         uses(K, &K->body, t1) != 2 || uses(K, &K->body, t2) != 2)

@@ -2233,6 +2233,15 @@ static Stmt *gen_scatter(Gen *G) {
 
 static Expr *gen_scalar_cond(Gen *G) { return gen_cond(G, shape(0, 0, 0), 1); }
 
+/* The sizes a loop may run over (N, K, and M without a grid over its rows); their count. */
+static int loop_sizes(const Gen *G, int *sizes) {
+  int ns = 0;
+  if (G->sN >= 0) sizes[ns++] = G->sN;
+  if (G->sK >= 0) sizes[ns++] = G->sK;
+  if (!G->p->grid) sizes[ns++] = G->sM;
+  return ns;
+}
+
 static Stmt *gen_for(Gen *G) {
   TlgenProgram *p = G->p;
   if (G->nloops >= 3 || exec_count(G) > 200) return 0;
@@ -2240,20 +2249,14 @@ static Stmt *gen_for(Gen *G) {
   double trips;
   int c = pick(&G->s, 10);
   if (c < 6) { /* over a size */
-    int sizes[3], ns = 0;
-    if (G->sN >= 0) sizes[ns++] = G->sN;
-    if (G->sK >= 0) sizes[ns++] = G->sK;
-    if (!p->grid) sizes[ns++] = G->sM;
+    int sizes[3], ns = loop_sizes(G, sizes);
     int sz = sizes[pick(&G->s, ns)];
     static const int steps[] = {16, 32, 64, 8};
     int step = sz == G->sK ? G->bk : sz == G->sN ? G->bn : p->bm;
     if (chance(&G->s, 25)) step = steps[pick(&G->s, 4)];
     int lo = chance(&G->s, 80) ? 0 : pick(&G->s, step);
     s->lo = lit(G, TY_I32, lo);
-    int ssym = -1;
-    for (int i = 0; i < p->nsyms; i++)
-      if (p->syms[i].kind == SY_SIZE && p->syms[i].index == sz) ssym = i;
-    s->hi = sym_expr(G, ssym);
+    s->hi = sym_expr(G, size_sym(p, sz));
     s->step = step;
     trips = ceil((double)p->size_max[sz] / step);
   } else if (c < 8) { /* constant */
@@ -2344,16 +2347,11 @@ static Stmt *gen_online_loop(Gen *G) {
   Shape ys = row ? shape(2, p->bm, 1) : shape(2, 1, G->bn), xs = row ? shape(2, p->bm, w) : shape(2, w, G->bn);
   if (xs.d[0] * xs.d[1] > 4096) return 0;
   /* the loop: over a size, from 0 */
-  int sizes[3], ns = 0;
-  if (G->sN >= 0) sizes[ns++] = G->sN;
-  if (G->sK >= 0) sizes[ns++] = G->sK;
-  if (!p->grid) sizes[ns++] = G->sM;
+  int sizes[3], ns = loop_sizes(G, sizes);
   if (!ns) return 0;
-  int sz = sizes[pick(&G->on, ns)], ssym = -1;
+  int sz = sizes[pick(&G->on, ns)], ssym = size_sym(p, sz);
   static const int steps[] = {16, 32, 64, 8};
   int step = steps[pick(&G->on, 4)];
-  for (int i = 0; i < p->nsyms; i++)
-    if (p->syms[i].kind == SY_SIZE && p->syms[i].index == sz) ssym = i;
   double trips = ceil((double)p->size_max[sz] / step);
   if (ssym < 0 || exec_count(G) * trips > 400) return 0;
   char name[16];

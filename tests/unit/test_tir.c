@@ -3157,7 +3157,7 @@ Test(tir_sync, scatters_into_column_windows_that_never_meet_need_no_barrier) {
  * folds its own elements into its partials (in-thread reductions, no barrier); the two
  * folds across threads come after it. With l read elsewhere in the loop it stays as
  * written: two folds an iteration. */
-static const char *online_src(const char *extra) {
+static const char *online_src(bool alpha, const char *extra) {
   static char src[1024];
   snprintf(src, sizeof src,
            "@launch(256)\n@grid(M)\n"
@@ -3166,16 +3166,19 @@ static const char *online_src(const char *extra) {
            "  for n0 in range(0, N, 2048) {\n"
            "    var x = pad(X[ctx.block.x :+ 1, n0 :+ 2048], -inf)\n"
            "    var mnew = max(mx, rowmax(x))\n"
-           "    l = l * exp(mx - mnew) + rowsum(exp(x - mnew))\n"
+           "%s"
            "    mx = mnew\n%s"
            "  }\n"
-           "  L[ctx.block.x :+ 1] = log(l) + mx\n}\n", extra);
+           "  L[ctx.block.x :+ 1] = log(l) + mx\n}\n",
+           alpha ? "    var alpha = exp(mx - mnew)\n    l = l * alpha + rowsum(exp(x - mnew))\n"
+                 : "    l = l * exp(mx - mnew) + rowsum(exp(x - mnew))\n",
+           extra);
   return src;
 }
 
 Test(tir_carry, an_online_softmax_folds_across_threads_once_after_its_loop) {
   const char *why = NULL;
-  TirKernel *K = build(online_src(""), NULL, &why);
+  TirKernel *K = build(online_src(false, ""), NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *loop = find_op(&K->body, TO_FOR);
   cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 0);
@@ -3191,7 +3194,7 @@ Test(tir_carry, an_online_softmax_folds_across_threads_once_after_its_loop) {
   cr_assert_eq(intra, 2);
   cr_assert_eq(count_ops(&K->body, TO_REDUCE), 4, "the two in the loop, and the two folds across threads after it");
   cr_assert_eq(count_ops(&K->body, TO_BARRIER), 2);
-  K = build(online_src("    Q[ctx.block.x :+ 1] = l\n"), NULL, &why);
+  K = build(online_src(false, "    Q[ctx.block.x :+ 1] = l\n"), NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   loop = find_op(&K->body, TO_FOR);
   cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2, "l read in the loop: folded each iteration");
@@ -3199,26 +3202,9 @@ Test(tir_carry, an_online_softmax_folds_across_threads_once_after_its_loop) {
 
 /* The rescale as a var of its own (var alpha = exp(mx - mnew); l = l * alpha + ..) is
  * carried the same, alpha gone; alpha read elsewhere too keeps the folds in the loop. */
-static const char *alpha_src(const char *extra) {
-  static char src[1024];
-  snprintf(src, sizeof src,
-           "@launch(256)\n@grid(M)\n"
-           "kernel k(X: tensor<f32>[M, N], L: tensor<f32>[M], Q: tensor<f32>[M]) {\n"
-           "  var mx: tile<f32>[1, 1] = -inf\n  var l: tile<f32>[1, 1] = 0.0\n"
-           "  for n0 in range(0, N, 2048) {\n"
-           "    var x = pad(X[ctx.block.x :+ 1, n0 :+ 2048], -inf)\n"
-           "    var mnew = max(mx, rowmax(x))\n"
-           "    var alpha = exp(mx - mnew)\n"
-           "    l = l * alpha + rowsum(exp(x - mnew))\n"
-           "    mx = mnew\n%s"
-           "  }\n"
-           "  L[ctx.block.x :+ 1] = log(l) + mx\n}\n", extra);
-  return src;
-}
-
 Test(tir_carry, an_online_softmax_with_its_rescale_in_a_var_is_carried) {
   const char *why = NULL;
-  TirKernel *K = build(alpha_src(""), NULL, &why);
+  TirKernel *K = build(online_src(true, ""), NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   const TirOp *loop = find_op(&K->body, TO_FOR);
   cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 0);
@@ -3226,7 +3212,7 @@ Test(tir_carry, an_online_softmax_with_its_rescale_in_a_var_is_carried) {
     const TirVar *v = K->vars.items[i];
     cr_assert(!v->sym || strcmp(v->sym->name, "alpha") != 0, "alpha is read by nothing once carried");
   }
-  K = build(alpha_src("    Q[ctx.block.x :+ 1] = alpha\n"), NULL, &why);
+  K = build(online_src(true, "    Q[ctx.block.x :+ 1] = alpha\n"), NULL, &why);
   cr_assert(K, "not lowered: %s", why ? why : diag_text);
   loop = find_op(&K->body, TO_FOR);
   cr_assert_eq(count_ops(&loop->body, TO_BARRIER), 2, "alpha stored too: folded each iteration");
