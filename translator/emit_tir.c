@@ -55,6 +55,10 @@ typedef struct Printer {
    * such dots in one scope must not both declare t2c_a0; both bodies use the same) */
   const struct TirOp *aop[32];
   int abase[32], naop, anext;
+  /* the takes of a rotated loop's copy printed so far (TirOp.mirror): value mv[i] equals the
+   * packed slot ms[i] until the copy's end */
+  const struct TirVar *mv[8], *ms[8];
+  int nmirror;
   struct Once *once;    /* printing an op of many elements: its element reads, each read once */
   int ectr;             /* fresh names of those reads (t2c_e<n>) */
   /* runs of a never-held load (TirVar.fused) read by its reader in one access each
@@ -551,8 +555,29 @@ static bool safe_divisor(const Expr *d) {
   return d->cv.i != 0 && d->cv.i != -1;
 }
 
+/* f32(x) at element at, where x is an 8-bit value read as part of a packed word: its own
+ * (TirVar.packed) or, after a rotated copy's take, its slot's (TirOp.mirror): t2c::part_f32
+ * of the word (rt.cuh), or NULL. */
+static const char *packed_f32(Printer *P, const Expr *x, const At *at) {
+  if (!at || (x->ty.elem != T_I8 && x->ty.elem != T_U8)) return NULL;
+  const TirVar *v = tir_hoisted(P->K, x);
+  if (!v && x->kind == E_IDENT && x->ty.rank)
+    for (int i = 0; i < P->K->vars.len && !v; i++)
+      if (((const TirVar *)P->K->vars.items[i])->sym == x->u.ident.sym) v = P->K->vars.items[i];
+  if (!v || tir_read(P->K, x)) return NULL;
+  for (int i = 0; i < P->nmirror; i++)
+    if (P->mv[i] == v) v = P->ms[i];
+  if (!v->packed || v->fused || v->home || v->elem != x->ty.elem || v->layout->kind == LY_SCALAR ||
+      layout_everywhere(v->layout))
+    return NULL;
+  int r = reg_of(v->layout, *at);
+  return F("t2c::part_f32<%s>(%s[%d], %d)", ctype(v->elem), v->cname, r / 4, r % 4);
+}
+
 static const char *ex_call(Printer *P, const Expr *x, ElemType want, const At *at) {
   Expr **args = x->u.call.args;
+  const char *pf = x->u.call.cast == T_F32 ? packed_f32(P, args[0], at) : NULL;
+  if (pf) return pf;
   if (x->u.call.cast != T_NONE) {
     /* the literals of an f8 cast's operand take f32, not the cast's type: f8
        values are storage, with no arithmetic of their own (f8e5m2(min(-0.875, -1.5))) */
@@ -2987,23 +3012,64 @@ static void print_unroll(Printer *P, const Stmt *s) {
            s->attrs[i]->nargs ? s->attrs[i]->args[0]->cv.i : (int64_t)0);
 }
 
-static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
+/* A for loop's first value, end and step as printed (an end or step the body may change, or not
+ * a plain name or literal, taken once before it; a step that is no constant, checked). */
+static void loop_bounds(Printer *P, const TirOp *op, const char **lo, const char **hi, const char **step) {
   const Stmt *s = op->stmt;
-  const Sym *v = s->u.forr.sym;
-  const char *lo = strip(P, ex(P, s->u.forr.lo, T_I32, NULL)), *hi = strip(P, ex(P, s->u.forr.hi, T_I32, NULL));
-  const char *step = s->u.forr.step ? strip(P, ex(P, s->u.forr.step, T_I32, NULL)) : "1";
+  *lo = strip(P, ex(P, s->u.forr.lo, T_I32, NULL));
+  *hi = strip(P, ex(P, s->u.forr.hi, T_I32, NULL));
+  *step = s->u.forr.step ? strip(P, ex(P, s->u.forr.step, T_I32, NULL)) : "1";
   if (!simple_bound(s->u.forr.hi) || (op->once & TIR_ONCE_END)) {
     const char *n = F("t2c_end%d", P->ctr++);
-    line(P, "const int %s = %s;", n, hi);
-    hi = n;
+    line(P, "const int %s = %s;", n, *hi);
+    *hi = n;
   }
   if (s->u.forr.step && (!simple_bound(s->u.forr.step) || (op->once & TIR_ONCE_STEP))) {
     const char *n = F("t2c_step%d", P->ctr++);
-    line(P, "const int %s = %s;", n, step);
-    step = n;
+    line(P, "const int %s = %s;", n, *step);
+    *step = n;
   }
   if (s->u.forr.step && !(s->u.forr.step->flags & EF_CONST)) /* a step <= 0 never ends: checked on the CPU backend */
-    line(P, "t2c::check_step(%s);", step);
+    line(P, "t2c::check_step(%s);", *step);
+}
+
+/* A loop whose register rings rotate (TirOp.rot, rbody): its copies in turn, an iteration of rot
+ * steps; each copy is one iteration of the loop as written, in a block of its own that declares
+ * the loop variable, and the copies after the first run only while it is inside the range. */
+static void print_rotated(Printer *P, const TirOp *op) {
+  const Stmt *s = op->stmt;
+  const char *lo, *hi, *step, *it = F("t2c_it%d", P->ctr++);
+  loop_bounds(P, op, &lo, &hi, &step);
+  OpenLoop open = {s, hi, step, P->open};
+  P->open = &open;
+  const char *ps = paren(P, step);
+  const char *by = strcmp(step, "1") == 0 ? F("%d", op->rot) : F("%d * %s", op->rot, ps);
+  line(P, "for (int %s = %s; %s < %s; %s += %s) {  // %d iterations: the rings' slots in turn, none shifted", it, lo, it, hi,
+       it, by, op->rot);
+  P->indent++;
+  for (int j = 0; j < op->rot; j++) {
+    const char *at = j == 0 ? it : strcmp(step, "1") == 0 ? F("%s + %d", it, j) : j == 1 ? F("%s + %s", it, ps)
+                                                                                         : F("%s + %d * %s", it, j, ps);
+    if (j > 0) line(P, "if (%s >= %s) break;", at, hi);
+    line(P, "{  // its slot %d of each ring", j + 1);
+    P->indent++;
+    line(P, "const int %s = %s;", s->u.forr.sym->cname, at);
+    P->nmirror = 0;
+    print_block(P, &op->rbody[j]);
+    P->nmirror = 0;
+    P->indent--;
+    line(P, "}");
+  }
+  P->indent--;
+  line(P, "}");
+  P->open = open.up;
+}
+
+static void print_for(Printer *P, const TirOp *op, OpenLoop *open, bool peel) {
+  const Stmt *s = op->stmt;
+  const Sym *v = s->u.forr.sym;
+  const char *lo, *hi, *step;
+  loop_bounds(P, op, &lo, &hi, &step);
   *open = (OpenLoop){s, hi, step, P->open};
   P->open = open;
   const char *inc = strcmp(step, "1") == 0 ? F("++%s", v->cname) : F("%s += %s", v->cname, step);
@@ -3053,9 +3119,12 @@ static void print_decl(Printer *P, const TirVar *v) {
     return;
   }
   bool dead = v->sym && v->sym->dead; /* never read: nvcc warned that it was set but never used */
-  line(P, "%s%s %s[%d]%s;%s", dead || v->unread ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname,
+  line(P, "%s%s %s[%d]%s;%s", dead || v->unread || v->mirrored ? "[[maybe_unused]] " : "", ctype(v->elem), v->cname,
        layout_count(v->layout), layout_padded(v->layout) ? " = {}" : "",
-       dead ? "  // never read (-Wunused)" : v->unread ? "  // read only by its own update, carried (set, never read)" : "");
+       dead        ? "  // never read (-Wunused)"
+       : v->unread ? "  // read only by its own update, carried (set, never read)"
+       : v->mirrored ? "  // its reads as f32 convert its ring slot's words (t2c::part_f32)"
+                     : "");
 }
 
 static bool reads_once(const TirOp *op);
@@ -3174,6 +3243,10 @@ static void print_op_kind(Printer *P, const TirOp *op) {
     each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
     return;
   case TO_ASSIGN:
+    if (op->mirror && P->nmirror < (int)(sizeof P->mv / sizeof P->mv[0])) {
+      P->mv[P->nmirror] = op->dst;
+      P->ms[P->nmirror++] = tir_hoisted(P->K, op->expr);
+    }
     if (packed_copy(P, op)) return;
     if (op->lay->kind == LY_SCALAR) { /* a scalar value (a store's that reads its own tensor) */
       line(P, "%s[0] %s %s;", op->dst->cname, op_text(op->op), strip(P, ex(P, op->expr, op->dst->elem, NULL)));
@@ -3238,12 +3311,20 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   case TO_TMA_STORE: print_tma_store(P, op); return;
   case TO_BREAK: line(P, "break;"); return;
   case TO_CONTINUE: line(P, "continue;"); return;
-  case TO_FOR: print_for(P, op, &open, defers(op)); break;
+  case TO_FOR:
+    if (op->rbody && op->rot > 1) {
+      print_rotated(P, op);
+      return;
+    }
+    print_for(P, op, &open, defers(op));
+    break;
   case TO_WHILE: line(P, "while (%s) {", strip(P, ex(P, op->stmt->u.whil.cond, T_BOOL, NULL))); break;
   case TO_IF: line(P, "if (%s) {", strip(P, ex(P, op->stmt->u.iff.cond, T_BOOL, NULL))); break;
   }
   P->indent++;
-  print_block(P, &op->body);
+  P->nmirror = 0;
+  print_block(P, op->rbody ? &op->rbody[0] : &op->body); /* a ring of one value: refilled at the body's end */
+  P->nmirror = 0;
   P->indent--;
   if (op->kind == TO_FOR) P->open = open.up;
   if (op->has_els) {

@@ -511,9 +511,19 @@ static TirVar **ring(TirKernel *K, TirOp *f, TirOp *l, int d, PtrVec *before, Pt
   }
   /* in the body, where the load was: take the oldest, shift, issue the newest */
   take(K, l, p[1], body);
-  for (int j = 1; j < d; j++) vec_push(K->a, body, copy_op(K, p[j], p[j + 1], l->stmt));
+  TirOp *t = body->items[body->len - 1];
+  t->ring_role = TIR_RING_TAKE;
+  t->ring = p;
+  for (int j = 1; j < d; j++) {
+    TirOp *c = copy_op(K, p[j], p[j + 1], l->stmt);
+    c->ring_role = TIR_RING_SHIFT;
+    c->ring = p;
+    vec_push(K->a, body, c);
+  }
   TirOp *e = early_load(K, l, p[d], f->stmt, NULL, d);
   if (ix) e->slice = slice_from(K, l, ix, src[d]);
+  e->ring_role = TIR_RING_FILL;
+  e->ring = p;
   vec_push(K->a, body, e);
   return p;
 }
@@ -1331,6 +1341,8 @@ static const char *budget_text(const TirKernel *K) {
            : arena_printf(K->a, "%d", TIR_MAX_VALUE_REGS);
 }
 
+static bool rings_rotate(const TirOp *f);
+
 /* Returns whether some load got a ring; into *left, the loads left in the loop because
  * their rings would pass the register budget. */
 static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec *top, PtrVec *before, PtrVec *after,
@@ -1344,6 +1356,9 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
    * f->body, so tir_value_regs sees them live only before the loop (decode attention's K and
    * V rings of 64 each passed the budget together, and ptxas spilled) */
   int ringed = 0, budget = ring_budget(K);
+  /* register rings made (pipeline_rotate), and whether every one holds d values */
+  int made = 0;
+  bool plain = !rings && !share;
   /* a gather whose index is another ringed load's value: that ring goes a slot deeper */
   TirVar *ix[TIR_MAX_BUFS];
   TirVar **ixring[TIR_MAX_BUFS];
@@ -1373,6 +1388,8 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
         hoist(K, f, op, before, &body)->packed = words > 0;
         continue;
       }
+      made++;
+      plain &= from < 0 && !deeper; /* a gather's ring and its index's are a slot apart: they do not rotate */
       TirVar **p = ring(K, f, op, d + deeper, before, &body, from >= 0 ? ix[from] : NULL,
                         from >= 0 ? ixring[from] : NULL);
       for (int j = 1; words && j <= d; j++) p[j]->packed = true;
@@ -1388,8 +1405,88 @@ static bool pipeline_loop(TirKernel *K, TirOp *f, int stages, int depth, PtrVec 
     if (ixring[j] && !taken_read(K, &K->body, ix[j])) drop_take(K, &f->body, ix[j]);
   if (share) share_stage_barrier(K, f, share);
   drop_inlined(K, f, &f->inlined);
+  if (plain && made && d <= 4 && rings_rotate(f)) f->rot = d;
   return rings || before->len > 0;
 }
+
+/* Whether the ops of a loop body can be printed as copies of it, one an iteration (TirOp.rot):
+ * no loop, exit, dot, cp.async, TMA or wgmma op in it, and few ops (each copy is printed whole). */
+static bool rotatable_ops(const TirBlock *b, int *n) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    switch (op->kind) {
+    case TO_SCALAR: case TO_DECL: case TO_LOAD: case TO_ASSIGN: case TO_REDUCE: case TO_SCRATCH_WRITE:
+    case TO_SCRATCH_READ: case TO_SCAN: case TO_STORE: case TO_SPILL: case TO_COLREDUCE: case TO_SUM: case TO_IF:
+    case TO_BARRIER:
+      break;
+    default: return false;
+    }
+    if (++*n > 48 || !rotatable_ops(&op->body, n) || !rotatable_ops(&op->els, n)) return false;
+  }
+  return true;
+}
+
+/* Whether for loop f, whose register rings all hold the same number of values, rotates them
+ * (TirOp.rot): not where the user asked for an unrolling of their own. */
+static bool rings_rotate(const TirOp *f) {
+  if (f->kind != TO_FOR || f->counter) return false;
+  for (int i = 0; i < f->stmt->nattrs; i++)
+    if (f->stmt->attrs[i]->kind == A_UNROLL) return false;
+  int n = 0;
+  return rotatable_ops(&f->body, &n);
+}
+
+/* The ops in b that write value v. */
+static int writers(const TirBlock *b, const TirVar *v) {
+  int n = 0;
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    n += op->dst == v && op->kind != TO_DECL;
+    n += writers(&op->body, v) + writers(&op->els, v);
+  }
+  return n;
+}
+
+/* Loop f's copies (TirOp.rbody): copy j takes its ring values from slot j + 1, shifts none, and
+ * refills that slot at its end, after every read of it. */
+static void rotate_loop(TirKernel *K, TirOp *f) {
+  f->rbody = NEW_ARRAY(K->a, TirBlock, f->rot);
+  for (int j = 0; j < f->rot; j++) {
+    PtrVec *out = &f->rbody[j].ops, fills = {0};
+    for (int i = 0; i < f->body.ops.len; i++) {
+      TirOp *op = f->body.ops.items[i];
+      if (op->ring_role == TIR_RING_SHIFT) continue;
+      if (op->ring_role == TIR_RING_FILL) {
+        TirOp *e = early_load(K, op, op->ring[1 + j], f->stmt, NULL, op->pf_k);
+        e->ring_role = 0;
+        e->ring = NULL;
+        vec_push(K->a, &fills, e);
+        continue;
+      }
+      if (op->ring_role == TIR_RING_TAKE) {
+        TirOp *t = copy_op(K, op->dst, op->ring[1 + j], op->stmt);
+        t->first = op->first;
+        t->mirror = op->ring[1 + j]->packed && (op->dst->elem == T_I8 || op->dst->elem == T_U8) && !op->dst->home &&
+                    writers(&f->body, op->dst) == 1;
+        op->dst->mirrored |= t->mirror;
+        op = t;
+      }
+      vec_push(K->a, out, op);
+    }
+    for (int i = 0; i < fills.len; i++) vec_push(K->a, out, fills.items[i]);
+  }
+}
+
+static void rotate_block(TirKernel *K, TirBlock *b) {
+  for (int i = 0; i < b->ops.len; i++) {
+    TirOp *op = b->ops.items[i];
+    if (op->rot) rotate_loop(K, op);
+    rotate_block(K, &op->body);
+    rotate_block(K, &op->els);
+  }
+}
+
+void pipeline_rotate(TirKernel *K) { rotate_block(K, &K->body); }
 
 /* The first name in x that makes it change in the loop at f (invariant), or NULL;
  * through a var declared at the top of the body (loop_local), the name in its

@@ -753,6 +753,9 @@ typedef struct TirVar {
   /* carry.c carry_online: the running sum, which only its own update read, is read by no op
    * once that update is carried (l = the fold after the loop): [[maybe_unused]] */
   bool unread;
+  /* pipeline.c rotate_loop: a take of it from a packed slot is a mirror (TirOp.mirror): where
+   * every read converts to f32 from the slot, nvcc warned it set but never used: [[maybe_unused]] */
+  bool mirrored;
 } TirVar;
 
 typedef enum TirOpKind {
@@ -972,9 +975,26 @@ typedef struct TirOp {
   const Expr *uwhere[TIR_MAX_UWHERE];
   int nuwhere;
   const char *note;      /* a comment line printed before the op (carry.c) */
+  /* pipeline.c: an op of a register ring in its loop's body (ring): TIR_RING_TAKE (dst = its oldest
+   * slot), TIR_RING_SHIFT (a slot = the next), TIR_RING_FILL (the newest slot = the load d ahead);
+   * ring: the ring's slots, 1..d */
+  uint8_t ring_role;
+  TirVar **ring;
+  /* TO_FOR (pipeline.c rotate_rings): its register rings all hold rot values, and it is printed as
+   * rot copies of its body an iteration of rot steps: copy j takes its value from slot j + 1 and
+   * refills that slot in place at its end, with no shifts, so ptxas moves no slot into another
+   * (a W8A16 GEMV's two rings of 3: 46 register moves an iteration). rbody: the copies' ops
+   * (pipeline_rotate, once sync and smem have placed theirs); NULL until then */
+  int rot;
+  TirBlock *rbody;
+  /* a take in a copy of such a loop (pipeline.c rotate_loop): its 8-bit value equals its packed
+   * slot's words until the copy's end (nothing else writes either), so a conversion of an
+   * element to f32 reads the slot's word (emit_tir.c: t2c::part_f32, no I2F) */
+  bool mirror;
   TirBlock body, els;
   bool has_els;
 } TirOp;
+enum { TIR_RING_TAKE = 1, TIR_RING_SHIFT, TIR_RING_FILL };
 enum { TIR_FAST = 1, TIR_GENERAL = 2 };
 enum { TIR_ONCE_END = 1, TIR_ONCE_STEP = 2 };
 
@@ -1243,6 +1263,8 @@ void layout_epilogues(TirKernel *K);
 void layout_pressure_late(TirKernel *K);
 /* pipeline.c: @pipeline(n) loops load n - 1 iterations ahead into registers */
 void pipeline_loops(TirKernel *K);
+/* The copies of the body of each loop whose rings rotate (TirOp.rot, rbody): after sync and smem. */
+void pipeline_rotate(TirKernel *K);
 /* sync.c */
 void sync_place(TirKernel *K);
 /* smem.c: false when the budget is exceeded (reported) */

@@ -696,6 +696,10 @@ static void dump_op(const TirKernel *K, const TirOp *op, int depth, FILE *out) {
       buf_printf(&b, " (%s taken once: the body assigns what %s)",
                  op->once == (TIR_ONCE_END | TIR_ONCE_STEP) ? "end and step" : op->once & TIR_ONCE_END ? "end" : "step",
                  op->once == (TIR_ONCE_END | TIR_ONCE_STEP) ? "they read" : "it reads");
+    if (op->rot > 1)
+      buf_printf(&b, " (rings rotate: %d copies of the body an iteration, each taking and refilling its own slot)", op->rot);
+    else if (op->rot)
+      buf_puts(&b, " (its rings refilled at the body's end)");
     break;
   case TO_WHILE: case TO_IF:
     buf_puts(&b, " ");
@@ -839,6 +843,7 @@ TirKernel *tir_build(Arena *a, Diag *d, Kernel *k, const TargetConfig *t, const 
     *why = NULL; /* reported */
     return NULL;
   }
+  pipeline_rotate(K);
   K->stage = "smem";
   return K;
 }

@@ -534,6 +534,32 @@ template <typename T> T2C_DEVICE T part(unsigned w, int k) {
   T2C_PART_COPY_(&t, &u, sizeof(T));
   return t;
 }
+// byte_perm(x, y, s) is __byte_perm (PTX prmt.b32, default mode): byte n of the result is
+// byte s<4n+2:4n> of the eight bytes y:x, x's lowest first (the selectors used here have
+// bit 3 of each nibble clear, where prmt's default mode would replicate the byte's sign).
+T2C_DEVICE unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
+#ifdef TILE2CU_SIM
+  const unsigned long long b = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int n = 0; n < 4; n++) r |= (unsigned)((b >> (8 * ((s >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
+  return r;
+#else
+  return __byte_perm(x, y, s);
+#endif
+}
+// part_f32<T>(w, k): 8-bit element k of word w as f32, exactly: byte_perm puts the byte (its
+// sign bit flipped for s8, so that it counts from -128) under the exponent of 2^23
+// (0x4B000000: the float 2^23 + byte), and one add takes 2^23 (+ 128) off. A PRMT and an
+// FADD an element, the word's XOR shared by its four, where cvt.rn.f32.s8 is an I2F, which
+// sm_80 and sm_90 issue at a quarter of the FADD's rate (emit_tir.c, a ring's 8-bit slot
+// converted where it is read).
+template <typename T> T2C_DEVICE float part_f32(unsigned w, int k);
+template <> T2C_DEVICE float part_f32<signed char>(unsigned w, int k) {
+  return __int_as_float((int)byte_perm(w ^ 0x80808080u, 0x4B000000u, 0x7540u | (unsigned)k)) - 8388736.0f;
+}
+template <> T2C_DEVICE float part_f32<unsigned char>(unsigned w, int k) {
+  return __int_as_float((int)byte_perm(w, 0x4B000000u, 0x7540u | (unsigned)k)) - 8388608.0f;
+}
 template <typename T> struct PartRef_ {
   unsigned &w;
   int k;

@@ -25,11 +25,11 @@ attrs(const float *__restrict__ X, float *__restrict__ O, int K)
     // loop-attributes.tl:9: var x = X[0 :+ 4, k0 :+ 32]
     float x[1];
     x[0] = x_p1[0];
+    // loop-attributes.tl:10: acc += x
+    acc[0] += x[0];
     if (k0 + 32 < K) {  // x_p1, 1 iteration ahead
       x_p1[0] = X[((long long)t2c_r0) * K + (k0 + 32 + t2c_c0)];
     }
-    // loop-attributes.tl:10: acc += x
-    acc[0] += x[0];
   }
   // loop-attributes.tl:13: for i in range(0, 4) {
   #pragma unroll

@@ -82,24 +82,6 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       t2c_v2[13] = t2c_v2_p1[13];
       t2c_v2[14] = t2c_v2_p1[14];
       t2c_v2[15] = t2c_v2_p1[15];
-      if (k0 + t2c_step1 < t2c_end0) {  // t2c_v2_p1, 1 iteration ahead
-        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-      }
       acc[0] += t2c_v2[0];
       acc[1] += t2c_v2[1];
       acc[2] += t2c_v2[2];
@@ -120,6 +102,24 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       end -= 64;
       // loop-end-taken-once.tl:15: step += 64
       step += 64;
+      if (k0 + t2c_step1 < t2c_end0) {  // t2c_v2_p1, 1 iteration ahead
+        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
+      }
     }
     // loop-end-taken-once.tl:17: var cnt = n
     int cnt = n;
@@ -201,24 +201,6 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       t2c_v2[13] = t2c_v2_p1[13];
       t2c_v2[14] = t2c_v2_p1[14];
       t2c_v2[15] = t2c_v2_p1[15];
-      if (k0 + t2c_step4 < t2c_end3) {  // t2c_v2_p1, 1 iteration ahead
-        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-      }
       acc[0] += t2c_v2[0];
       acc[1] += t2c_v2[1];
       acc[2] += t2c_v2[2];
@@ -239,6 +221,24 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       end -= 64;
       // loop-end-taken-once.tl:15: step += 64
       step += 64;
+      if (k0 + t2c_step4 < t2c_end3) {  // t2c_v2_p1, 1 iteration ahead
+        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
+      }
     }
     // loop-end-taken-once.tl:17: var cnt = n
     int cnt = n;

@@ -154,32 +154,6 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v7[13] = t2c::part<__half>(t2c_v7_p1[6], 1);
       t2c_v7[14] = t2c::part<__half>(t2c_v7_p1[7], 0);
       t2c_v7[15] = t2c::part<__half>(t2c_v7_p1[7], 1);
-      if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w5 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
-          t2c_v7_p1[0] = t2c_w5.v[0];
-          t2c_v7_p1[1] = t2c_w5.v[1];
-          t2c_v7_p1[2] = t2c_w5.v[2];
-          t2c_v7_p1[3] = t2c_w5.v[3];
-        } else {
-          t2c_v7_p1[0] = 0u;
-          t2c_v7_p1[1] = 0u;
-          t2c_v7_p1[2] = 0u;
-          t2c_v7_p1[3] = 0u;
-        }
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-          t2c_v7_p1[4] = t2c_w6.v[0];
-          t2c_v7_p1[5] = t2c_w6.v[1];
-          t2c_v7_p1[6] = t2c_w6.v[2];
-          t2c_v7_p1[7] = t2c_w6.v[3];
-        } else {
-          t2c_v7_p1[4] = 0u;
-          t2c_v7_p1[5] = 0u;
-          t2c_v7_p1[6] = 0u;
-          t2c_v7_p1[7] = 0u;
-        }
-      }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
       k[1] = t2c::cvt<float>(t2c_v7[1]);
       k[2] = t2c::cvt<float>(t2c_v7[2]);
@@ -215,32 +189,6 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v9[13] = t2c::part<__half>(t2c_v9_p1[6], 1);
       t2c_v9[14] = t2c::part<__half>(t2c_v9_p1[7], 0);
       t2c_v9[15] = t2c::part<__half>(t2c_v9_p1[7], 1);
-      if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
-          t2c_v9_p1[0] = t2c_w7.v[0];
-          t2c_v9_p1[1] = t2c_w7.v[1];
-          t2c_v9_p1[2] = t2c_w7.v[2];
-          t2c_v9_p1[3] = t2c_w7.v[3];
-        } else {
-          t2c_v9_p1[0] = 0u;
-          t2c_v9_p1[1] = 0u;
-          t2c_v9_p1[2] = 0u;
-          t2c_v9_p1[3] = 0u;
-        }
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w8 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
-          t2c_v9_p1[4] = t2c_w8.v[0];
-          t2c_v9_p1[5] = t2c_w8.v[1];
-          t2c_v9_p1[6] = t2c_w8.v[2];
-          t2c_v9_p1[7] = t2c_w8.v[3];
-        } else {
-          t2c_v9_p1[4] = 0u;
-          t2c_v9_p1[5] = 0u;
-          t2c_v9_p1[6] = 0u;
-          t2c_v9_p1[7] = 0u;
-        }
-      }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
       v_[1] = t2c::cvt<float>(t2c_v9[1]);
       v_[2] = t2c::cvt<float>(t2c_v9[2]);
@@ -293,7 +241,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       __syncthreads();  // s_s: written at line 27, read here by other threads
       float t2c_v13[1];
       t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
-      for (int t2c_i9 = 1; t2c_i9 < 16; ++t2c_i9) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i9 * 1 + 0]);
+      for (int t2c_i5 = 1; t2c_i5 < 16; ++t2c_i5) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i5 * 1 + 0]);
       mnew[0] = t2c::max(m[0], t2c_v13[0]);
       // paged-decode-scalars.tl:29: var p = exp(s - mnew)                          // [PB, 1]
       float p[2];
@@ -309,7 +257,7 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       __syncthreads();  // p_s: written at line 29, read here by other threads
       float t2c_v16[1];
       t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
-      for (int t2c_i10 = 1; t2c_i10 < 16; ++t2c_i10) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i10 * 1 + 0];
+      for (int t2c_i6 = 1; t2c_i6 < 16; ++t2c_i6) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i6 * 1 + 0];
       l[0] = (l[0] * alpha[0]) + t2c_v16[0];
       // paged-decode-scalars.tl:32: acc = acc * alpha + colsum(p * v)
       float t2c_v17[8];
@@ -341,48 +289,48 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph3 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
       __syncthreads();  // t2c_red0: written at line 32, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1]);
-        t2c_v17[0] = t2c_s11.v[0];
-        t2c_v17[1] = t2c_s11.v[1];
-        t2c_v17[2] = t2c_s11.v[2];
-        t2c_v17[3] = t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s11.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s11.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s11.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s11.v[3];
+        t2c::Vec<float, 4> t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1]);
+        t2c_v17[0] = t2c_s7.v[0];
+        t2c_v17[1] = t2c_s7.v[1];
+        t2c_v17[2] = t2c_s7.v[2];
+        t2c_v17[3] = t2c_s7.v[3];
+        t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s7.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s7.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s7.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s7.v[3];
+        t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s7.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s7.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s7.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s7.v[3];
+        t2c_s7 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1]);
+        t2c_v17[0] = t2c_v17[0] + t2c_s7.v[0];
+        t2c_v17[1] = t2c_v17[1] + t2c_s7.v[1];
+        t2c_v17[2] = t2c_v17[2] + t2c_s7.v[2];
+        t2c_v17[3] = t2c_v17[3] + t2c_s7.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_s12.v[0];
-        t2c_v17[5] = t2c_s12.v[1];
-        t2c_v17[6] = t2c_s12.v[2];
-        t2c_v17[7] = t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
-        t2c_s12 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s12.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s12.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s12.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s12.v[3];
+        t2c::Vec<float, 4> t2c_s8 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_s8.v[0];
+        t2c_v17[5] = t2c_s8.v[1];
+        t2c_v17[6] = t2c_s8.v[2];
+        t2c_v17[7] = t2c_s8.v[3];
+        t2c_s8 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 128 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s8.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s8.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s8.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s8.v[3];
+        t2c_s8 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 256 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s8.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s8.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s8.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s8.v[3];
+        t2c_s8 = t2c::lds_vec<4>(&t2c_red0[t2c_ph3 * 512 + 384 + t2c_c1 + 4]);
+        t2c_v17[4] = t2c_v17[4] + t2c_s8.v[0];
+        t2c_v17[5] = t2c_v17[5] + t2c_s8.v[1];
+        t2c_v17[6] = t2c_v17[6] + t2c_s8.v[2];
+        t2c_v17[7] = t2c_v17[7] + t2c_s8.v[3];
       }
       t2c_ph3 ^= 1;
       acc[0] = (acc[0] * alpha[0]) + t2c_v17[0];
@@ -395,6 +343,58 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       acc[7] = (acc[7] * alpha[0]) + t2c_v17[7];
       // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
+      if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
+        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w9 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+          t2c_v7_p1[0] = t2c_w9.v[0];
+          t2c_v7_p1[1] = t2c_w9.v[1];
+          t2c_v7_p1[2] = t2c_w9.v[2];
+          t2c_v7_p1[3] = t2c_w9.v[3];
+        } else {
+          t2c_v7_p1[0] = 0u;
+          t2c_v7_p1[1] = 0u;
+          t2c_v7_p1[2] = 0u;
+          t2c_v7_p1[3] = 0u;
+        }
+        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w10 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+          t2c_v7_p1[4] = t2c_w10.v[0];
+          t2c_v7_p1[5] = t2c_w10.v[1];
+          t2c_v7_p1[6] = t2c_w10.v[2];
+          t2c_v7_p1[7] = t2c_w10.v[3];
+        } else {
+          t2c_v7_p1[4] = 0u;
+          t2c_v7_p1[5] = 0u;
+          t2c_v7_p1[6] = 0u;
+          t2c_v7_p1[7] = 0u;
+        }
+      }
+      if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
+        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+          t2c_v9_p1[0] = t2c_w11.v[0];
+          t2c_v9_p1[1] = t2c_w11.v[1];
+          t2c_v9_p1[2] = t2c_w11.v[2];
+          t2c_v9_p1[3] = t2c_w11.v[3];
+        } else {
+          t2c_v9_p1[0] = 0u;
+          t2c_v9_p1[1] = 0u;
+          t2c_v9_p1[2] = 0u;
+          t2c_v9_p1[3] = 0u;
+        }
+        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+          t2c_v9_p1[4] = t2c_w12.v[0];
+          t2c_v9_p1[5] = t2c_w12.v[1];
+          t2c_v9_p1[6] = t2c_w12.v[2];
+          t2c_v9_p1[7] = t2c_w12.v[3];
+        } else {
+          t2c_v9_p1[4] = 0u;
+          t2c_v9_p1[5] = 0u;
+          t2c_v9_p1[6] = 0u;
+          t2c_v9_p1[7] = 0u;
+        }
+      }
     }
     // paged-decode-scalars.tl:35: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_r1 == 0) t2c::stg_vec<8>(O + (((long long)b) * H + h) * 128 + t2c_c1, t2c::Vec<__half, 8>{{t2c::cvt<__half>((acc[0] / l[0])), t2c::cvt<__half>((acc[1] / l[0])), t2c::cvt<__half>((acc[2] / l[0])), t2c::cvt<__half>((acc[3] / l[0])), t2c::cvt<__half>((acc[4] / l[0])), t2c::cvt<__half>((acc[5] / l[0])), t2c::cvt<__half>((acc[6] / l[0])), t2c::cvt<__half>((acc[7] / l[0]))}});
@@ -501,24 +501,6 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v7[13] = t2c::part<__half>(t2c_v7_p1[6], 1);
       t2c_v7[14] = t2c::part<__half>(t2c_v7_p1[7], 0);
       t2c_v7[15] = t2c::part<__half>(t2c_v7_p1[7], 1);
-      if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
-        t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      }
       k[0] = t2c::cvt<float>(t2c_v7[0]);
       k[1] = t2c::cvt<float>(t2c_v7[1]);
       k[2] = t2c::cvt<float>(t2c_v7[2]);
@@ -554,24 +536,6 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       t2c_v9[13] = t2c::part<__half>(t2c_v9_p1[6], 1);
       t2c_v9[14] = t2c::part<__half>(t2c_v9_p1[7], 0);
       t2c_v9[15] = t2c::part<__half>(t2c_v9_p1[7], 1);
-      if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
-        t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      }
       v_[0] = t2c::cvt<float>(t2c_v9[0]);
       v_[1] = t2c::cvt<float>(t2c_v9[1]);
       v_[2] = t2c::cvt<float>(t2c_v9[2]);
@@ -726,6 +690,42 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       acc[7] = (acc[7] * alpha[0]) + t2c_v17[7];
       // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
+      if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
+        t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      }
+      if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
+        t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      }
     }
     // paged-decode-scalars.tl:35: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_r1 == 0) O[(((long long)b) * H + h) * 128 + t2c_c1] = t2c::cvt<__half>((acc[0] / l[0]));

@@ -145,201 +145,385 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
         t2c_v9_p2[3] = 0u;
       }
     }
-    const int t2c_end5 = (len + 16 - 1) / 16;
-    for (int j_ = 0; j_ < t2c_end5; ++j_) {
-      // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
-      float k[8];
-      __half t2c_v7[8];
-      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
-      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
-      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
-      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
-      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
-      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
-      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
-      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
-      t2c_v7_p1[0] = t2c_v7_p2[0];
-      t2c_v7_p1[1] = t2c_v7_p2[1];
-      t2c_v7_p1[2] = t2c_v7_p2[2];
-      t2c_v7_p1[3] = t2c_v7_p2[3];
-      if (j_ + 2 < t2c_end5) {  // t2c_v7_p2, 2 iterations ahead
-        if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-          t2c_v7_p2[0] = t2c_w6.v[0];
-          t2c_v7_p2[1] = t2c_w6.v[1];
-          t2c_v7_p2[2] = t2c_w6.v[2];
-          t2c_v7_p2[3] = t2c_w6.v[3];
+    const int t2c_end6 = (len + 16 - 1) / 16;
+    for (int t2c_it5 = 0; t2c_it5 < t2c_end6; t2c_it5 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int j_ = t2c_it5;
+        // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
+        float k[8];
+        __half t2c_v7[8];
+        t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+        t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+        t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+        t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+        t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+        t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+        t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+        t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
+        k[0] = t2c::cvt<float>(t2c_v7[0]);
+        k[1] = t2c::cvt<float>(t2c_v7[1]);
+        k[2] = t2c::cvt<float>(t2c_v7[2]);
+        k[3] = t2c::cvt<float>(t2c_v7[3]);
+        k[4] = t2c::cvt<float>(t2c_v7[4]);
+        k[5] = t2c::cvt<float>(t2c_v7[5]);
+        k[6] = t2c::cvt<float>(t2c_v7[6]);
+        k[7] = t2c::cvt<float>(t2c_v7[7]);
+        // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+        float v_[8];
+        __half t2c_v9[8];
+        t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+        t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+        t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+        t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+        t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+        t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+        t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+        t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
+        v_[0] = t2c::cvt<float>(t2c_v9[0]);
+        v_[1] = t2c::cvt<float>(t2c_v9[1]);
+        v_[2] = t2c::cvt<float>(t2c_v9[2]);
+        v_[3] = t2c::cvt<float>(t2c_v9[3]);
+        v_[4] = t2c::cvt<float>(t2c_v9[4]);
+        v_[5] = t2c::cvt<float>(t2c_v9[5]);
+        v_[6] = t2c::cvt<float>(t2c_v9[6]);
+        v_[7] = t2c::cvt<float>(t2c_v9[7]);
+        // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
+        float s[1];
+        float t2c_v11[1];
+        t2c_v11[0] = k[0] * q[0];
+        t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
+        t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
+        t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
+        t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+        t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+        t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+        t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+        t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
+        if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
+          s[0] = t2c_v11[0];
         } else {
-          t2c_v7_p2[0] = 0u;
-          t2c_v7_p2[1] = 0u;
-          t2c_v7_p2[2] = 0u;
-          t2c_v7_p2[3] = 0u;
+          s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
+        }
+        t2c_ph0 ^= 1;  // s_s: this turn writes the other half
+        if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
+        // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
+        float mnew[1] = {};
+        __syncthreads();  // s_s: written at line 23, read here by other threads
+        float t2c_v13[1] = {};
+        t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
+        for (int t2c_i7 = 1; t2c_i7 < 16; ++t2c_i7) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i7 * 1 + 0]);
+        mnew[0] = t2c::max(m[0], t2c_v13[0]);
+        if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
+        // pipeline-block-table.tl:25: var p = exp(s - mnew)
+        float p[1];
+        __syncthreads();  // mnew_s: written at line 24, read here by other threads
+        p[0] = t2c::exp((s[0] - mnew_s[0]));
+        t2c_ph1 ^= 1;  // p_s: this turn writes the other half
+        if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
+        // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
+        float alpha[1] = {};
+        alpha[0] = t2c::exp((m[0] - mnew[0]));
+        if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
+        // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
+        __syncthreads();  // p_s: written at line 25, read here by other threads
+        float t2c_v16[1] = {};
+        t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
+        for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i8 * 1 + 0];
+        l[0] = (l[0] * alpha[0]) + t2c_v16[0];
+        // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
+        float t2c_v17[8];
+        t2c_v17[0] = p[0] * v_[0];
+        t2c_v17[1] = p[0] * v_[1];
+        t2c_v17[2] = p[0] * v_[2];
+        t2c_v17[3] = p[0] * v_[3];
+        t2c_v17[4] = p[0] * v_[4];
+        t2c_v17[5] = p[0] * v_[5];
+        t2c_v17[6] = p[0] * v_[6];
+        t2c_v17[7] = p[0] * v_[7];
+        t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+        t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+        t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+        t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+        t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+        t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+        t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+        t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+        __syncthreads();  // t2c_red0: written at line 28, read here by other threads
+        {
+          t2c::Vec<float, 4> t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+          t2c_v17[0] = t2c_s9.v[0];
+          t2c_v17[1] = t2c_s9.v[1];
+          t2c_v17[2] = t2c_s9.v[2];
+          t2c_v17[3] = t2c_s9.v[3];
+          t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s9.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s9.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s9.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s9.v[3];
+          t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s9.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s9.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s9.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s9.v[3];
+          t2c_s9 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s9.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s9.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s9.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s9.v[3];
+        }
+        {
+          t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_s10.v[0];
+          t2c_v17[5] = t2c_s10.v[1];
+          t2c_v17[6] = t2c_s10.v[2];
+          t2c_v17[7] = t2c_s10.v[3];
+          t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s10.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s10.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s10.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s10.v[3];
+          t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s10.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s10.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s10.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s10.v[3];
+          t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s10.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s10.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s10.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s10.v[3];
+        }
+        t2c_ph6 ^= 1;
+        acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
+        acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
+        acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
+        acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+        acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+        acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+        acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+        acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
+        // pipeline-block-table.tl:29: m = mnew
+        m[0] = mnew[0];
+        if (j_ + 2 < t2c_end6) {  // t2c_v7_p1, 2 iterations ahead
+          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+            t2c_v7_p1[0] = t2c_w11.v[0];
+            t2c_v7_p1[1] = t2c_w11.v[1];
+            t2c_v7_p1[2] = t2c_w11.v[2];
+            t2c_v7_p1[3] = t2c_w11.v[3];
+          } else {
+            t2c_v7_p1[0] = 0u;
+            t2c_v7_p1[1] = 0u;
+            t2c_v7_p1[2] = 0u;
+            t2c_v7_p1[3] = 0u;
+          }
+        }
+        if (j_ + 2 < t2c_end6) {  // t2c_v9_p1, 2 iterations ahead
+          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+            t2c_v9_p1[0] = t2c_w12.v[0];
+            t2c_v9_p1[1] = t2c_w12.v[1];
+            t2c_v9_p1[2] = t2c_w12.v[2];
+            t2c_v9_p1[3] = t2c_w12.v[3];
+          } else {
+            t2c_v9_p1[0] = 0u;
+            t2c_v9_p1[1] = 0u;
+            t2c_v9_p1[2] = 0u;
+            t2c_v9_p1[3] = 0u;
+          }
         }
       }
-      k[0] = t2c::cvt<float>(t2c_v7[0]);
-      k[1] = t2c::cvt<float>(t2c_v7[1]);
-      k[2] = t2c::cvt<float>(t2c_v7[2]);
-      k[3] = t2c::cvt<float>(t2c_v7[3]);
-      k[4] = t2c::cvt<float>(t2c_v7[4]);
-      k[5] = t2c::cvt<float>(t2c_v7[5]);
-      k[6] = t2c::cvt<float>(t2c_v7[6]);
-      k[7] = t2c::cvt<float>(t2c_v7[7]);
-      // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
-      float v_[8];
-      __half t2c_v9[8];
-      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
-      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
-      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
-      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
-      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
-      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
-      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
-      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
-      t2c_v9_p1[0] = t2c_v9_p2[0];
-      t2c_v9_p1[1] = t2c_v9_p2[1];
-      t2c_v9_p1[2] = t2c_v9_p2[2];
-      t2c_v9_p1[3] = t2c_v9_p2[3];
-      if (j_ + 2 < t2c_end5) {  // t2c_v9_p2, 2 iterations ahead
-        if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
-          t2c_v9_p2[0] = t2c_w7.v[0];
-          t2c_v9_p2[1] = t2c_w7.v[1];
-          t2c_v9_p2[2] = t2c_w7.v[2];
-          t2c_v9_p2[3] = t2c_w7.v[3];
+      if (t2c_it5 + 1 >= t2c_end6) break;
+      {  // its slot 2 of each ring
+        const int j_ = t2c_it5 + 1;
+        // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
+        float k[8];
+        __half t2c_v7[8];
+        t2c_v7[0] = t2c::part<__half>(t2c_v7_p2[0], 0);
+        t2c_v7[1] = t2c::part<__half>(t2c_v7_p2[0], 1);
+        t2c_v7[2] = t2c::part<__half>(t2c_v7_p2[1], 0);
+        t2c_v7[3] = t2c::part<__half>(t2c_v7_p2[1], 1);
+        t2c_v7[4] = t2c::part<__half>(t2c_v7_p2[2], 0);
+        t2c_v7[5] = t2c::part<__half>(t2c_v7_p2[2], 1);
+        t2c_v7[6] = t2c::part<__half>(t2c_v7_p2[3], 0);
+        t2c_v7[7] = t2c::part<__half>(t2c_v7_p2[3], 1);
+        k[0] = t2c::cvt<float>(t2c_v7[0]);
+        k[1] = t2c::cvt<float>(t2c_v7[1]);
+        k[2] = t2c::cvt<float>(t2c_v7[2]);
+        k[3] = t2c::cvt<float>(t2c_v7[3]);
+        k[4] = t2c::cvt<float>(t2c_v7[4]);
+        k[5] = t2c::cvt<float>(t2c_v7[5]);
+        k[6] = t2c::cvt<float>(t2c_v7[6]);
+        k[7] = t2c::cvt<float>(t2c_v7[7]);
+        // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+        float v_[8];
+        __half t2c_v9[8];
+        t2c_v9[0] = t2c::part<__half>(t2c_v9_p2[0], 0);
+        t2c_v9[1] = t2c::part<__half>(t2c_v9_p2[0], 1);
+        t2c_v9[2] = t2c::part<__half>(t2c_v9_p2[1], 0);
+        t2c_v9[3] = t2c::part<__half>(t2c_v9_p2[1], 1);
+        t2c_v9[4] = t2c::part<__half>(t2c_v9_p2[2], 0);
+        t2c_v9[5] = t2c::part<__half>(t2c_v9_p2[2], 1);
+        t2c_v9[6] = t2c::part<__half>(t2c_v9_p2[3], 0);
+        t2c_v9[7] = t2c::part<__half>(t2c_v9_p2[3], 1);
+        v_[0] = t2c::cvt<float>(t2c_v9[0]);
+        v_[1] = t2c::cvt<float>(t2c_v9[1]);
+        v_[2] = t2c::cvt<float>(t2c_v9[2]);
+        v_[3] = t2c::cvt<float>(t2c_v9[3]);
+        v_[4] = t2c::cvt<float>(t2c_v9[4]);
+        v_[5] = t2c::cvt<float>(t2c_v9[5]);
+        v_[6] = t2c::cvt<float>(t2c_v9[6]);
+        v_[7] = t2c::cvt<float>(t2c_v9[7]);
+        // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
+        float s[1];
+        float t2c_v11[1];
+        t2c_v11[0] = k[0] * q[0];
+        t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
+        t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
+        t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
+        t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+        t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+        t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+        t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+        t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
+        if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
+          s[0] = t2c_v11[0];
         } else {
-          t2c_v9_p2[0] = 0u;
-          t2c_v9_p2[1] = 0u;
-          t2c_v9_p2[2] = 0u;
-          t2c_v9_p2[3] = 0u;
+          s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
+        }
+        t2c_ph0 ^= 1;  // s_s: this turn writes the other half
+        if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
+        // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
+        float mnew[1] = {};
+        __syncthreads();  // s_s: written at line 23, read here by other threads
+        float t2c_v13[1] = {};
+        t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
+        for (int t2c_i13 = 1; t2c_i13 < 16; ++t2c_i13) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i13 * 1 + 0]);
+        mnew[0] = t2c::max(m[0], t2c_v13[0]);
+        if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
+        // pipeline-block-table.tl:25: var p = exp(s - mnew)
+        float p[1];
+        __syncthreads();  // mnew_s: written at line 24, read here by other threads
+        p[0] = t2c::exp((s[0] - mnew_s[0]));
+        t2c_ph1 ^= 1;  // p_s: this turn writes the other half
+        if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
+        // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
+        float alpha[1] = {};
+        alpha[0] = t2c::exp((m[0] - mnew[0]));
+        if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
+        // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
+        __syncthreads();  // p_s: written at line 25, read here by other threads
+        float t2c_v16[1] = {};
+        t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
+        for (int t2c_i14 = 1; t2c_i14 < 16; ++t2c_i14) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i14 * 1 + 0];
+        l[0] = (l[0] * alpha[0]) + t2c_v16[0];
+        // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
+        float t2c_v17[8];
+        t2c_v17[0] = p[0] * v_[0];
+        t2c_v17[1] = p[0] * v_[1];
+        t2c_v17[2] = p[0] * v_[2];
+        t2c_v17[3] = p[0] * v_[3];
+        t2c_v17[4] = p[0] * v_[4];
+        t2c_v17[5] = p[0] * v_[5];
+        t2c_v17[6] = p[0] * v_[6];
+        t2c_v17[7] = p[0] * v_[7];
+        t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+        t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+        t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+        t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+        t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+        t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+        t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+        t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+        __syncthreads();  // t2c_red0: written at line 28, read here by other threads
+        {
+          t2c::Vec<float, 4> t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+          t2c_v17[0] = t2c_s15.v[0];
+          t2c_v17[1] = t2c_s15.v[1];
+          t2c_v17[2] = t2c_s15.v[2];
+          t2c_v17[3] = t2c_s15.v[3];
+          t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+          t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+          t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
+        }
+        {
+          t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_s16.v[0];
+          t2c_v17[5] = t2c_s16.v[1];
+          t2c_v17[6] = t2c_s16.v[2];
+          t2c_v17[7] = t2c_s16.v[3];
+          t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
+          t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
+          t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
+        }
+        t2c_ph6 ^= 1;
+        acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
+        acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
+        acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
+        acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+        acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+        acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+        acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+        acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
+        // pipeline-block-table.tl:29: m = mnew
+        m[0] = mnew[0];
+        if (j_ + 2 < t2c_end6) {  // t2c_v7_p2, 2 iterations ahead
+          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w17 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+            t2c_v7_p2[0] = t2c_w17.v[0];
+            t2c_v7_p2[1] = t2c_w17.v[1];
+            t2c_v7_p2[2] = t2c_w17.v[2];
+            t2c_v7_p2[3] = t2c_w17.v[3];
+          } else {
+            t2c_v7_p2[0] = 0u;
+            t2c_v7_p2[1] = 0u;
+            t2c_v7_p2[2] = 0u;
+            t2c_v7_p2[3] = 0u;
+          }
+        }
+        if (j_ + 2 < t2c_end6) {  // t2c_v9_p2, 2 iterations ahead
+          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w18 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+            t2c_v9_p2[0] = t2c_w18.v[0];
+            t2c_v9_p2[1] = t2c_w18.v[1];
+            t2c_v9_p2[2] = t2c_w18.v[2];
+            t2c_v9_p2[3] = t2c_w18.v[3];
+          } else {
+            t2c_v9_p2[0] = 0u;
+            t2c_v9_p2[1] = 0u;
+            t2c_v9_p2[2] = 0u;
+            t2c_v9_p2[3] = 0u;
+          }
         }
       }
-      v_[0] = t2c::cvt<float>(t2c_v9[0]);
-      v_[1] = t2c::cvt<float>(t2c_v9[1]);
-      v_[2] = t2c::cvt<float>(t2c_v9[2]);
-      v_[3] = t2c::cvt<float>(t2c_v9[3]);
-      v_[4] = t2c::cvt<float>(t2c_v9[4]);
-      v_[5] = t2c::cvt<float>(t2c_v9[5]);
-      v_[6] = t2c::cvt<float>(t2c_v9[6]);
-      v_[7] = t2c::cvt<float>(t2c_v9[7]);
-      // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
-      float s[1];
-      float t2c_v11[1];
-      t2c_v11[0] = k[0] * q[0];
-      t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
-      t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
-      t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
-      t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
-      t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
-      t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
-      t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
-      t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
-      if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
-        s[0] = t2c_v11[0];
-      } else {
-        s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
-      }
-      t2c_ph0 ^= 1;  // s_s: this turn writes the other half
-      if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
-      // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
-      float mnew[1] = {};
-      __syncthreads();  // s_s: written at line 23, read here by other threads
-      float t2c_v13[1] = {};
-      t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
-      for (int t2c_i8 = 1; t2c_i8 < 16; ++t2c_i8) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i8 * 1 + 0]);
-      mnew[0] = t2c::max(m[0], t2c_v13[0]);
-      if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
-      // pipeline-block-table.tl:25: var p = exp(s - mnew)
-      float p[1];
-      __syncthreads();  // mnew_s: written at line 24, read here by other threads
-      p[0] = t2c::exp((s[0] - mnew_s[0]));
-      t2c_ph1 ^= 1;  // p_s: this turn writes the other half
-      if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
-      // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
-      float alpha[1] = {};
-      alpha[0] = t2c::exp((m[0] - mnew[0]));
-      if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
-      // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
-      __syncthreads();  // p_s: written at line 25, read here by other threads
-      float t2c_v16[1] = {};
-      t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
-      for (int t2c_i9 = 1; t2c_i9 < 16; ++t2c_i9) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i9 * 1 + 0];
-      l[0] = (l[0] * alpha[0]) + t2c_v16[0];
-      // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
-      float t2c_v17[8];
-      t2c_v17[0] = p[0] * v_[0];
-      t2c_v17[1] = p[0] * v_[1];
-      t2c_v17[2] = p[0] * v_[2];
-      t2c_v17[3] = p[0] * v_[3];
-      t2c_v17[4] = p[0] * v_[4];
-      t2c_v17[5] = p[0] * v_[5];
-      t2c_v17[6] = p[0] * v_[6];
-      t2c_v17[7] = p[0] * v_[7];
-      t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
-      t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
-      t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
-      t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
-      t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
-      t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
-      t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
-      t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
-      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
-      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
-      __syncthreads();  // t2c_red0: written at line 28, read here by other threads
-      {
-        t2c::Vec<float, 4> t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
-        t2c_v17[0] = t2c_s10.v[0];
-        t2c_v17[1] = t2c_s10.v[1];
-        t2c_v17[2] = t2c_s10.v[2];
-        t2c_v17[3] = t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
-        t2c_s10 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s10.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s10.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s10.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s10.v[3];
-      }
-      {
-        t2c::Vec<float, 4> t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_s11.v[0];
-        t2c_v17[5] = t2c_s11.v[1];
-        t2c_v17[6] = t2c_s11.v[2];
-        t2c_v17[7] = t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
-        t2c_s11 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s11.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s11.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s11.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s11.v[3];
-      }
-      t2c_ph6 ^= 1;
-      acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
-      acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
-      acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
-      acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
-      acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
-      acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
-      acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
-      acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
-      // pipeline-block-table.tl:29: m = mnew
-      m[0] = mnew[0];
     }
     // pipeline-block-table.tl:31: O[b, h, 0 :+ D] = acc / l
     if (t2c_c0 == 0 && t2c_r0 < 1) l_s[t2c_r0 * 1 + 0] = l[0];
@@ -433,193 +617,369 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
       t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    const int t2c_end12 = (len + 16 - 1) / 16;
-    for (int j_ = 0; j_ < t2c_end12; ++j_) {
-      // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
-      float k[8];
-      __half t2c_v7[8];
-      t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
-      t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
-      t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
-      t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
-      t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
-      t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
-      t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
-      t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
-      t2c_v7_p1[0] = t2c_v7_p2[0];
-      t2c_v7_p1[1] = t2c_v7_p2[1];
-      t2c_v7_p1[2] = t2c_v7_p2[2];
-      t2c_v7_p1[3] = t2c_v7_p2[3];
-      if (j_ + 2 < t2c_end12) {  // t2c_v7_p2, 2 iterations ahead
-        t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    const int t2c_end20 = (len + 16 - 1) / 16;
+    for (int t2c_it19 = 0; t2c_it19 < t2c_end20; t2c_it19 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int j_ = t2c_it19;
+        // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
+        float k[8];
+        __half t2c_v7[8];
+        t2c_v7[0] = t2c::part<__half>(t2c_v7_p1[0], 0);
+        t2c_v7[1] = t2c::part<__half>(t2c_v7_p1[0], 1);
+        t2c_v7[2] = t2c::part<__half>(t2c_v7_p1[1], 0);
+        t2c_v7[3] = t2c::part<__half>(t2c_v7_p1[1], 1);
+        t2c_v7[4] = t2c::part<__half>(t2c_v7_p1[2], 0);
+        t2c_v7[5] = t2c::part<__half>(t2c_v7_p1[2], 1);
+        t2c_v7[6] = t2c::part<__half>(t2c_v7_p1[3], 0);
+        t2c_v7[7] = t2c::part<__half>(t2c_v7_p1[3], 1);
+        k[0] = t2c::cvt<float>(t2c_v7[0]);
+        k[1] = t2c::cvt<float>(t2c_v7[1]);
+        k[2] = t2c::cvt<float>(t2c_v7[2]);
+        k[3] = t2c::cvt<float>(t2c_v7[3]);
+        k[4] = t2c::cvt<float>(t2c_v7[4]);
+        k[5] = t2c::cvt<float>(t2c_v7[5]);
+        k[6] = t2c::cvt<float>(t2c_v7[6]);
+        k[7] = t2c::cvt<float>(t2c_v7[7]);
+        // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+        float v_[8];
+        __half t2c_v9[8];
+        t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
+        t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
+        t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
+        t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
+        t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
+        t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
+        t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
+        t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
+        v_[0] = t2c::cvt<float>(t2c_v9[0]);
+        v_[1] = t2c::cvt<float>(t2c_v9[1]);
+        v_[2] = t2c::cvt<float>(t2c_v9[2]);
+        v_[3] = t2c::cvt<float>(t2c_v9[3]);
+        v_[4] = t2c::cvt<float>(t2c_v9[4]);
+        v_[5] = t2c::cvt<float>(t2c_v9[5]);
+        v_[6] = t2c::cvt<float>(t2c_v9[6]);
+        v_[7] = t2c::cvt<float>(t2c_v9[7]);
+        // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
+        float s[1];
+        float t2c_v11[1];
+        t2c_v11[0] = k[0] * q[0];
+        t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
+        t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
+        t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
+        t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+        t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+        t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+        t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+        t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
+        if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
+          s[0] = t2c_v11[0];
+        } else {
+          s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
+        }
+        t2c_ph0 ^= 1;  // s_s: this turn writes the other half
+        if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
+        // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
+        float mnew[1] = {};
+        __syncthreads();  // s_s: written at line 23, read here by other threads
+        float t2c_v13[1] = {};
+        t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
+        for (int t2c_i21 = 1; t2c_i21 < 16; ++t2c_i21) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i21 * 1 + 0]);
+        mnew[0] = t2c::max(m[0], t2c_v13[0]);
+        if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
+        // pipeline-block-table.tl:25: var p = exp(s - mnew)
+        float p[1];
+        __syncthreads();  // mnew_s: written at line 24, read here by other threads
+        p[0] = t2c::exp((s[0] - mnew_s[0]));
+        t2c_ph1 ^= 1;  // p_s: this turn writes the other half
+        if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
+        // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
+        float alpha[1] = {};
+        alpha[0] = t2c::exp((m[0] - mnew[0]));
+        if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
+        // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
+        __syncthreads();  // p_s: written at line 25, read here by other threads
+        float t2c_v16[1] = {};
+        t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
+        for (int t2c_i22 = 1; t2c_i22 < 16; ++t2c_i22) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i22 * 1 + 0];
+        l[0] = (l[0] * alpha[0]) + t2c_v16[0];
+        // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
+        float t2c_v17[8];
+        t2c_v17[0] = p[0] * v_[0];
+        t2c_v17[1] = p[0] * v_[1];
+        t2c_v17[2] = p[0] * v_[2];
+        t2c_v17[3] = p[0] * v_[3];
+        t2c_v17[4] = p[0] * v_[4];
+        t2c_v17[5] = p[0] * v_[5];
+        t2c_v17[6] = p[0] * v_[6];
+        t2c_v17[7] = p[0] * v_[7];
+        t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+        t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+        t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+        t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+        t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+        t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+        t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+        t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+        __syncthreads();  // t2c_red0: written at line 28, read here by other threads
+        {
+          t2c::Vec<float, 4> t2c_s23 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+          t2c_v17[0] = t2c_s23.v[0];
+          t2c_v17[1] = t2c_s23.v[1];
+          t2c_v17[2] = t2c_s23.v[2];
+          t2c_v17[3] = t2c_s23.v[3];
+          t2c_s23 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s23.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s23.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s23.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s23.v[3];
+          t2c_s23 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s23.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s23.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s23.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s23.v[3];
+          t2c_s23 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s23.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s23.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s23.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s23.v[3];
+        }
+        {
+          t2c::Vec<float, 4> t2c_s24 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_s24.v[0];
+          t2c_v17[5] = t2c_s24.v[1];
+          t2c_v17[6] = t2c_s24.v[2];
+          t2c_v17[7] = t2c_s24.v[3];
+          t2c_s24 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s24.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s24.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s24.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s24.v[3];
+          t2c_s24 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s24.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s24.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s24.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s24.v[3];
+          t2c_s24 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s24.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s24.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s24.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s24.v[3];
+        }
+        t2c_ph6 ^= 1;
+        acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
+        acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
+        acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
+        acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+        acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+        acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+        acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+        acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
+        // pipeline-block-table.tl:29: m = mnew
+        m[0] = mnew[0];
+        if (j_ + 2 < t2c_end20) {  // t2c_v7_p1, 2 iterations ahead
+          t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
+        if (j_ + 2 < t2c_end20) {  // t2c_v9_p1, 2 iterations ahead
+          t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
       }
-      k[0] = t2c::cvt<float>(t2c_v7[0]);
-      k[1] = t2c::cvt<float>(t2c_v7[1]);
-      k[2] = t2c::cvt<float>(t2c_v7[2]);
-      k[3] = t2c::cvt<float>(t2c_v7[3]);
-      k[4] = t2c::cvt<float>(t2c_v7[4]);
-      k[5] = t2c::cvt<float>(t2c_v7[5]);
-      k[6] = t2c::cvt<float>(t2c_v7[6]);
-      k[7] = t2c::cvt<float>(t2c_v7[7]);
-      // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
-      float v_[8];
-      __half t2c_v9[8];
-      t2c_v9[0] = t2c::part<__half>(t2c_v9_p1[0], 0);
-      t2c_v9[1] = t2c::part<__half>(t2c_v9_p1[0], 1);
-      t2c_v9[2] = t2c::part<__half>(t2c_v9_p1[1], 0);
-      t2c_v9[3] = t2c::part<__half>(t2c_v9_p1[1], 1);
-      t2c_v9[4] = t2c::part<__half>(t2c_v9_p1[2], 0);
-      t2c_v9[5] = t2c::part<__half>(t2c_v9_p1[2], 1);
-      t2c_v9[6] = t2c::part<__half>(t2c_v9_p1[3], 0);
-      t2c_v9[7] = t2c::part<__half>(t2c_v9_p1[3], 1);
-      t2c_v9_p1[0] = t2c_v9_p2[0];
-      t2c_v9_p1[1] = t2c_v9_p2[1];
-      t2c_v9_p1[2] = t2c_v9_p2[2];
-      t2c_v9_p1[3] = t2c_v9_p2[3];
-      if (j_ + 2 < t2c_end12) {  // t2c_v9_p2, 2 iterations ahead
-        t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      if (t2c_it19 + 1 >= t2c_end20) break;
+      {  // its slot 2 of each ring
+        const int j_ = t2c_it19 + 1;
+        // pipeline-block-table.tl:21: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])
+        float k[8];
+        __half t2c_v7[8];
+        t2c_v7[0] = t2c::part<__half>(t2c_v7_p2[0], 0);
+        t2c_v7[1] = t2c::part<__half>(t2c_v7_p2[0], 1);
+        t2c_v7[2] = t2c::part<__half>(t2c_v7_p2[1], 0);
+        t2c_v7[3] = t2c::part<__half>(t2c_v7_p2[1], 1);
+        t2c_v7[4] = t2c::part<__half>(t2c_v7_p2[2], 0);
+        t2c_v7[5] = t2c::part<__half>(t2c_v7_p2[2], 1);
+        t2c_v7[6] = t2c::part<__half>(t2c_v7_p2[3], 0);
+        t2c_v7[7] = t2c::part<__half>(t2c_v7_p2[3], 1);
+        k[0] = t2c::cvt<float>(t2c_v7[0]);
+        k[1] = t2c::cvt<float>(t2c_v7[1]);
+        k[2] = t2c::cvt<float>(t2c_v7[2]);
+        k[3] = t2c::cvt<float>(t2c_v7[3]);
+        k[4] = t2c::cvt<float>(t2c_v7[4]);
+        k[5] = t2c::cvt<float>(t2c_v7[5]);
+        k[6] = t2c::cvt<float>(t2c_v7[6]);
+        k[7] = t2c::cvt<float>(t2c_v7[7]);
+        // pipeline-block-table.tl:22: var v = f32(VC[blk, 0 :+ PB, h, 0 :+ D])
+        float v_[8];
+        __half t2c_v9[8];
+        t2c_v9[0] = t2c::part<__half>(t2c_v9_p2[0], 0);
+        t2c_v9[1] = t2c::part<__half>(t2c_v9_p2[0], 1);
+        t2c_v9[2] = t2c::part<__half>(t2c_v9_p2[1], 0);
+        t2c_v9[3] = t2c::part<__half>(t2c_v9_p2[1], 1);
+        t2c_v9[4] = t2c::part<__half>(t2c_v9_p2[2], 0);
+        t2c_v9[5] = t2c::part<__half>(t2c_v9_p2[2], 1);
+        t2c_v9[6] = t2c::part<__half>(t2c_v9_p2[3], 0);
+        t2c_v9[7] = t2c::part<__half>(t2c_v9_p2[3], 1);
+        v_[0] = t2c::cvt<float>(t2c_v9[0]);
+        v_[1] = t2c::cvt<float>(t2c_v9[1]);
+        v_[2] = t2c::cvt<float>(t2c_v9[2]);
+        v_[3] = t2c::cvt<float>(t2c_v9[3]);
+        v_[4] = t2c::cvt<float>(t2c_v9[4]);
+        v_[5] = t2c::cvt<float>(t2c_v9[5]);
+        v_[6] = t2c::cvt<float>(t2c_v9[6]);
+        v_[7] = t2c::cvt<float>(t2c_v9[7]);
+        // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
+        float s[1];
+        float t2c_v11[1];
+        t2c_v11[0] = k[0] * q[0];
+        t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
+        t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
+        t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
+        t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
+        t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
+        t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
+        t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
+        t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
+        if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
+          s[0] = t2c_v11[0];
+        } else {
+          s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
+        }
+        t2c_ph0 ^= 1;  // s_s: this turn writes the other half
+        if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
+        // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
+        float mnew[1] = {};
+        __syncthreads();  // s_s: written at line 23, read here by other threads
+        float t2c_v13[1] = {};
+        t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
+        for (int t2c_i25 = 1; t2c_i25 < 16; ++t2c_i25) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i25 * 1 + 0]);
+        mnew[0] = t2c::max(m[0], t2c_v13[0]);
+        if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
+        // pipeline-block-table.tl:25: var p = exp(s - mnew)
+        float p[1];
+        __syncthreads();  // mnew_s: written at line 24, read here by other threads
+        p[0] = t2c::exp((s[0] - mnew_s[0]));
+        t2c_ph1 ^= 1;  // p_s: this turn writes the other half
+        if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
+        // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
+        float alpha[1] = {};
+        alpha[0] = t2c::exp((m[0] - mnew[0]));
+        if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
+        // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
+        __syncthreads();  // p_s: written at line 25, read here by other threads
+        float t2c_v16[1] = {};
+        t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
+        for (int t2c_i26 = 1; t2c_i26 < 16; ++t2c_i26) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i26 * 1 + 0];
+        l[0] = (l[0] * alpha[0]) + t2c_v16[0];
+        // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
+        float t2c_v17[8];
+        t2c_v17[0] = p[0] * v_[0];
+        t2c_v17[1] = p[0] * v_[1];
+        t2c_v17[2] = p[0] * v_[2];
+        t2c_v17[3] = p[0] * v_[3];
+        t2c_v17[4] = p[0] * v_[4];
+        t2c_v17[5] = p[0] * v_[5];
+        t2c_v17[6] = p[0] * v_[6];
+        t2c_v17[7] = p[0] * v_[7];
+        t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
+        t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
+        t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
+        t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
+        t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
+        t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
+        t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
+        t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
+        if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
+        __syncthreads();  // t2c_red0: written at line 28, read here by other threads
+        {
+          t2c::Vec<float, 4> t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
+          t2c_v17[0] = t2c_s27.v[0];
+          t2c_v17[1] = t2c_s27.v[1];
+          t2c_v17[2] = t2c_s27.v[2];
+          t2c_v17[3] = t2c_s27.v[3];
+          t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s27.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s27.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s27.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s27.v[3];
+          t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s27.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s27.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s27.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s27.v[3];
+          t2c_s27 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
+          t2c_v17[0] = t2c_v17[0] + t2c_s27.v[0];
+          t2c_v17[1] = t2c_v17[1] + t2c_s27.v[1];
+          t2c_v17[2] = t2c_v17[2] + t2c_s27.v[2];
+          t2c_v17[3] = t2c_v17[3] + t2c_s27.v[3];
+        }
+        {
+          t2c::Vec<float, 4> t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_s28.v[0];
+          t2c_v17[5] = t2c_s28.v[1];
+          t2c_v17[6] = t2c_s28.v[2];
+          t2c_v17[7] = t2c_s28.v[3];
+          t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s28.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s28.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s28.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s28.v[3];
+          t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s28.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s28.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s28.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s28.v[3];
+          t2c_s28 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
+          t2c_v17[4] = t2c_v17[4] + t2c_s28.v[0];
+          t2c_v17[5] = t2c_v17[5] + t2c_s28.v[1];
+          t2c_v17[6] = t2c_v17[6] + t2c_s28.v[2];
+          t2c_v17[7] = t2c_v17[7] + t2c_s28.v[3];
+        }
+        t2c_ph6 ^= 1;
+        acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
+        acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
+        acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
+        acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
+        acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
+        acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
+        acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
+        acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
+        // pipeline-block-table.tl:29: m = mnew
+        m[0] = mnew[0];
+        if (j_ + 2 < t2c_end20) {  // t2c_v7_p2, 2 iterations ahead
+          t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
+        if (j_ + 2 < t2c_end20) {  // t2c_v9_p2, 2 iterations ahead
+          t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
       }
-      v_[0] = t2c::cvt<float>(t2c_v9[0]);
-      v_[1] = t2c::cvt<float>(t2c_v9[1]);
-      v_[2] = t2c::cvt<float>(t2c_v9[2]);
-      v_[3] = t2c::cvt<float>(t2c_v9[3]);
-      v_[4] = t2c::cvt<float>(t2c_v9[4]);
-      v_[5] = t2c::cvt<float>(t2c_v9[5]);
-      v_[6] = t2c::cvt<float>(t2c_v9[6]);
-      v_[7] = t2c::cvt<float>(t2c_v9[7]);
-      // pipeline-block-table.tl:23: var s = where(j * PB + rows(PB, 1) < len, rowsum(k * q), -inf)
-      float s[1];
-      float t2c_v11[1];
-      t2c_v11[0] = k[0] * q[0];
-      t2c_v11[0] = t2c_v11[0] + (k[1] * q[1]);
-      t2c_v11[0] = t2c_v11[0] + (k[2] * q[2]);
-      t2c_v11[0] = t2c_v11[0] + (k[3] * q[3]);
-      t2c_v11[0] = t2c_v11[0] + (k[4] * q[4]);
-      t2c_v11[0] = t2c_v11[0] + (k[5] * q[5]);
-      t2c_v11[0] = t2c_v11[0] + (k[6] * q[6]);
-      t2c_v11[0] = t2c_v11[0] + (k[7] * q[7]);
-      t2c_v11[0] = t2c::fold_sum<8>(t2c_v11[0]);
-      if (((j_ * 16) + 15) < len) {  // every element takes the where()'s first branch
-        s[0] = t2c_v11[0];
-      } else {
-        s[0] = (((j_ * 16) + t2c_r1) < len) ? t2c_v11[0] : -t2c::inf<float>();
-      }
-      t2c_ph0 ^= 1;  // s_s: this turn writes the other half
-      if (t2c_c1 == 0) s_s[t2c_ph0 * 16 + t2c_r1 * 1 + 0] = s[0];
-      // pipeline-block-table.tl:24: var mnew = max(m, colmax(s))
-      float mnew[1] = {};
-      __syncthreads();  // s_s: written at line 23, read here by other threads
-      float t2c_v13[1] = {};
-      t2c_v13[0] = s_s[t2c_ph0 * 16 + 0];
-      for (int t2c_i13 = 1; t2c_i13 < 16; ++t2c_i13) t2c_v13[0] = t2c::max(t2c_v13[0], s_s[t2c_ph0 * 16 + t2c_i13 * 1 + 0]);
-      mnew[0] = t2c::max(m[0], t2c_v13[0]);
-      if (t2c_c0 == 0 && t2c_r0 < 1) mnew_s[t2c_r0 * 1 + 0] = mnew[0];
-      // pipeline-block-table.tl:25: var p = exp(s - mnew)
-      float p[1];
-      __syncthreads();  // mnew_s: written at line 24, read here by other threads
-      p[0] = t2c::exp((s[0] - mnew_s[0]));
-      t2c_ph1 ^= 1;  // p_s: this turn writes the other half
-      if (t2c_c1 == 0) p_s[t2c_ph1 * 16 + t2c_r1 * 1 + 0] = p[0];
-      // pipeline-block-table.tl:26: var alpha = exp(m - mnew)
-      float alpha[1] = {};
-      alpha[0] = t2c::exp((m[0] - mnew[0]));
-      if (t2c_c0 == 0 && t2c_r0 < 1) alpha_s[t2c_r0 * 1 + 0] = alpha[0];
-      // pipeline-block-table.tl:27: l = l * alpha + colsum(p)
-      __syncthreads();  // p_s: written at line 25, read here by other threads
-      float t2c_v16[1] = {};
-      t2c_v16[0] = p_s[t2c_ph1 * 16 + 0];
-      for (int t2c_i14 = 1; t2c_i14 < 16; ++t2c_i14) t2c_v16[0] = t2c_v16[0] + p_s[t2c_ph1 * 16 + t2c_i14 * 1 + 0];
-      l[0] = (l[0] * alpha[0]) + t2c_v16[0];
-      // pipeline-block-table.tl:28: acc = acc * alpha + colsum(p * v)
-      float t2c_v17[8];
-      t2c_v17[0] = p[0] * v_[0];
-      t2c_v17[1] = p[0] * v_[1];
-      t2c_v17[2] = p[0] * v_[2];
-      t2c_v17[3] = p[0] * v_[3];
-      t2c_v17[4] = p[0] * v_[4];
-      t2c_v17[5] = p[0] * v_[5];
-      t2c_v17[6] = p[0] * v_[6];
-      t2c_v17[7] = p[0] * v_[7];
-      t2c_v17[0] = t2c::fold_sum<4, 8>(t2c_v17[0]);
-      t2c_v17[1] = t2c::fold_sum<4, 8>(t2c_v17[1]);
-      t2c_v17[2] = t2c::fold_sum<4, 8>(t2c_v17[2]);
-      t2c_v17[3] = t2c::fold_sum<4, 8>(t2c_v17[3]);
-      t2c_v17[4] = t2c::fold_sum<4, 8>(t2c_v17[4]);
-      t2c_v17[5] = t2c::fold_sum<4, 8>(t2c_v17[5]);
-      t2c_v17[6] = t2c::fold_sum<4, 8>(t2c_v17[6]);
-      t2c_v17[7] = t2c::fold_sum<4, 8>(t2c_v17[7]);
-      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1], t2c::Vec<float, 4>{{t2c_v17[0], t2c_v17[1], t2c_v17[2], t2c_v17[3]}});
-      if (lane < 8) t2c::sts_vec<4>(&t2c_red0[t2c_ph6 * 256 + warp * 64 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v17[4], t2c_v17[5], t2c_v17[6], t2c_v17[7]}});
-      __syncthreads();  // t2c_red0: written at line 28, read here by other threads
-      {
-        t2c::Vec<float, 4> t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1]);
-        t2c_v17[0] = t2c_s15.v[0];
-        t2c_v17[1] = t2c_s15.v[1];
-        t2c_v17[2] = t2c_s15.v[2];
-        t2c_v17[3] = t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
-        t2c_s15 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1]);
-        t2c_v17[0] = t2c_v17[0] + t2c_s15.v[0];
-        t2c_v17[1] = t2c_v17[1] + t2c_s15.v[1];
-        t2c_v17[2] = t2c_v17[2] + t2c_s15.v[2];
-        t2c_v17[3] = t2c_v17[3] + t2c_s15.v[3];
-      }
-      {
-        t2c::Vec<float, 4> t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_s16.v[0];
-        t2c_v17[5] = t2c_s16.v[1];
-        t2c_v17[6] = t2c_s16.v[2];
-        t2c_v17[7] = t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 64 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 128 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
-        t2c_s16 = t2c::lds_vec<4>(&t2c_red0[t2c_ph6 * 256 + 192 + t2c_c1 + 4]);
-        t2c_v17[4] = t2c_v17[4] + t2c_s16.v[0];
-        t2c_v17[5] = t2c_v17[5] + t2c_s16.v[1];
-        t2c_v17[6] = t2c_v17[6] + t2c_s16.v[2];
-        t2c_v17[7] = t2c_v17[7] + t2c_s16.v[3];
-      }
-      t2c_ph6 ^= 1;
-      acc[0] = (acc[0] * alpha_s[0]) + t2c_v17[0];
-      acc[1] = (acc[1] * alpha_s[0]) + t2c_v17[1];
-      acc[2] = (acc[2] * alpha_s[0]) + t2c_v17[2];
-      acc[3] = (acc[3] * alpha_s[0]) + t2c_v17[3];
-      acc[4] = (acc[4] * alpha_s[0]) + t2c_v17[4];
-      acc[5] = (acc[5] * alpha_s[0]) + t2c_v17[5];
-      acc[6] = (acc[6] * alpha_s[0]) + t2c_v17[6];
-      acc[7] = (acc[7] * alpha_s[0]) + t2c_v17[7];
-      // pipeline-block-table.tl:29: m = mnew
-      m[0] = mnew[0];
     }
     // pipeline-block-table.tl:31: O[b, h, 0 :+ D] = acc / l
     if (t2c_c0 == 0 && t2c_r0 < 1) l_s[t2c_r0 * 1 + 0] = l[0];

@@ -137,100 +137,168 @@ k(const float *__restrict__ X, const float *__restrict__ Bias, float *__restrict
         t2c_v2_once[3] = 0.0f;
       }
     }
-    for (int t0 = 0; t0 < T; t0 += 16) {
-      // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
-      float t2c_v1[16];
-      t2c_v1[0] = t2c_v1_p1[0];
-      t2c_v1[1] = t2c_v1_p1[1];
-      t2c_v1[2] = t2c_v1_p1[2];
-      t2c_v1[3] = t2c_v1_p1[3];
-      t2c_v1[4] = t2c_v1_p1[4];
-      t2c_v1[5] = t2c_v1_p1[5];
-      t2c_v1[6] = t2c_v1_p1[6];
-      t2c_v1[7] = t2c_v1_p1[7];
-      t2c_v1[8] = t2c_v1_p1[8];
-      t2c_v1[9] = t2c_v1_p1[9];
-      t2c_v1[10] = t2c_v1_p1[10];
-      t2c_v1[11] = t2c_v1_p1[11];
-      t2c_v1[12] = t2c_v1_p1[12];
-      t2c_v1[13] = t2c_v1_p1[13];
-      t2c_v1[14] = t2c_v1_p1[14];
-      t2c_v1[15] = t2c_v1_p1[15];
-      t2c_v1_p1[0] = t2c_v1_p2[0];
-      t2c_v1_p1[1] = t2c_v1_p2[1];
-      t2c_v1_p1[2] = t2c_v1_p2[2];
-      t2c_v1_p1[3] = t2c_v1_p2[3];
-      t2c_v1_p1[4] = t2c_v1_p2[4];
-      t2c_v1_p1[5] = t2c_v1_p2[5];
-      t2c_v1_p1[6] = t2c_v1_p2[6];
-      t2c_v1_p1[7] = t2c_v1_p2[7];
-      t2c_v1_p1[8] = t2c_v1_p2[8];
-      t2c_v1_p1[9] = t2c_v1_p2[9];
-      t2c_v1_p1[10] = t2c_v1_p2[10];
-      t2c_v1_p1[11] = t2c_v1_p2[11];
-      t2c_v1_p1[12] = t2c_v1_p2[12];
-      t2c_v1_p1[13] = t2c_v1_p2[13];
-      t2c_v1_p1[14] = t2c_v1_p2[14];
-      t2c_v1_p1[15] = t2c_v1_p2[15];
-      if (t0 + 2 * 16 < T) {  // t2c_v1_p2, 2 iterations ahead
-        if ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C) {
-          const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0));
-          t2c_v1_p2[0] = t2c_w9.v[0];
-          t2c_v1_p2[1] = t2c_w9.v[1];
-          t2c_v1_p2[2] = t2c_w9.v[2];
-          t2c_v1_p2[3] = t2c_w9.v[3];
-        } else {
-          t2c_v1_p2[0] = 0.0f;
-          t2c_v1_p2[1] = 0.0f;
-          t2c_v1_p2[2] = 0.0f;
-          t2c_v1_p2[3] = 0.0f;
-        }
-        if ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) {
-          const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0));
-          t2c_v1_p2[4] = t2c_w10.v[0];
-          t2c_v1_p2[5] = t2c_w10.v[1];
-          t2c_v1_p2[6] = t2c_w10.v[2];
-          t2c_v1_p2[7] = t2c_w10.v[3];
-        } else {
-          t2c_v1_p2[4] = 0.0f;
-          t2c_v1_p2[5] = 0.0f;
-          t2c_v1_p2[6] = 0.0f;
-          t2c_v1_p2[7] = 0.0f;
-        }
-        if ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) {
-          const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0));
-          t2c_v1_p2[8] = t2c_w11.v[0];
-          t2c_v1_p2[9] = t2c_w11.v[1];
-          t2c_v1_p2[10] = t2c_w11.v[2];
-          t2c_v1_p2[11] = t2c_w11.v[3];
-        } else {
-          t2c_v1_p2[8] = 0.0f;
-          t2c_v1_p2[9] = 0.0f;
-          t2c_v1_p2[10] = 0.0f;
-          t2c_v1_p2[11] = 0.0f;
-        }
-        if ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) {
-          const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0));
-          t2c_v1_p2[12] = t2c_w12.v[0];
-          t2c_v1_p2[13] = t2c_w12.v[1];
-          t2c_v1_p2[14] = t2c_w12.v[2];
-          t2c_v1_p2[15] = t2c_w12.v[3];
-        } else {
-          t2c_v1_p2[12] = 0.0f;
-          t2c_v1_p2[13] = 0.0f;
-          t2c_v1_p2[14] = 0.0f;
-          t2c_v1_p2[15] = 0.0f;
+    for (int t2c_it9 = 0; t2c_it9 < T; t2c_it9 += 2 * 16) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int t0 = t2c_it9;
+        // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
+        float t2c_v1[16];
+        t2c_v1[0] = t2c_v1_p1[0];
+        t2c_v1[1] = t2c_v1_p1[1];
+        t2c_v1[2] = t2c_v1_p1[2];
+        t2c_v1[3] = t2c_v1_p1[3];
+        t2c_v1[4] = t2c_v1_p1[4];
+        t2c_v1[5] = t2c_v1_p1[5];
+        t2c_v1[6] = t2c_v1_p1[6];
+        t2c_v1[7] = t2c_v1_p1[7];
+        t2c_v1[8] = t2c_v1_p1[8];
+        t2c_v1[9] = t2c_v1_p1[9];
+        t2c_v1[10] = t2c_v1_p1[10];
+        t2c_v1[11] = t2c_v1_p1[11];
+        t2c_v1[12] = t2c_v1_p1[12];
+        t2c_v1[13] = t2c_v1_p1[13];
+        t2c_v1[14] = t2c_v1_p1[14];
+        t2c_v1[15] = t2c_v1_p1[15];
+        float t2c_v2[4];
+        t2c_v2[0] = t2c_v2_once[0];
+        t2c_v2[1] = t2c_v2_once[1];
+        t2c_v2[2] = t2c_v2_once[2];
+        t2c_v2[3] = t2c_v2_once[3];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[0] + t2c_v2[0], t2c_v1[1] + t2c_v2[1], t2c_v1[2] + t2c_v2[2], t2c_v1[3] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[4] + t2c_v2[0], t2c_v1[5] + t2c_v2[1], t2c_v1[6] + t2c_v2[2], t2c_v1[7] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[8] + t2c_v2[0], t2c_v1[9] + t2c_v2[1], t2c_v1[10] + t2c_v2[2], t2c_v1[11] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[12] + t2c_v2[0], t2c_v1[13] + t2c_v2[1], t2c_v1[14] + t2c_v2[2], t2c_v1[15] + t2c_v2[3]}});
+        if (t0 + 2 * 16 < T) {  // t2c_v1_p1, 2 iterations ahead
+          if ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w10 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0));
+            t2c_v1_p1[0] = t2c_w10.v[0];
+            t2c_v1_p1[1] = t2c_w10.v[1];
+            t2c_v1_p1[2] = t2c_w10.v[2];
+            t2c_v1_p1[3] = t2c_w10.v[3];
+          } else {
+            t2c_v1_p1[0] = 0.0f;
+            t2c_v1_p1[1] = 0.0f;
+            t2c_v1_p1[2] = 0.0f;
+            t2c_v1_p1[3] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w11 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0));
+            t2c_v1_p1[4] = t2c_w11.v[0];
+            t2c_v1_p1[5] = t2c_w11.v[1];
+            t2c_v1_p1[6] = t2c_w11.v[2];
+            t2c_v1_p1[7] = t2c_w11.v[3];
+          } else {
+            t2c_v1_p1[4] = 0.0f;
+            t2c_v1_p1[5] = 0.0f;
+            t2c_v1_p1[6] = 0.0f;
+            t2c_v1_p1[7] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w12 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0));
+            t2c_v1_p1[8] = t2c_w12.v[0];
+            t2c_v1_p1[9] = t2c_w12.v[1];
+            t2c_v1_p1[10] = t2c_w12.v[2];
+            t2c_v1_p1[11] = t2c_w12.v[3];
+          } else {
+            t2c_v1_p1[8] = 0.0f;
+            t2c_v1_p1[9] = 0.0f;
+            t2c_v1_p1[10] = 0.0f;
+            t2c_v1_p1[11] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w13 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0));
+            t2c_v1_p1[12] = t2c_w13.v[0];
+            t2c_v1_p1[13] = t2c_w13.v[1];
+            t2c_v1_p1[14] = t2c_w13.v[2];
+            t2c_v1_p1[15] = t2c_w13.v[3];
+          } else {
+            t2c_v1_p1[12] = 0.0f;
+            t2c_v1_p1[13] = 0.0f;
+            t2c_v1_p1[14] = 0.0f;
+            t2c_v1_p1[15] = 0.0f;
+          }
         }
       }
-      float t2c_v2[4];
-      t2c_v2[0] = t2c_v2_once[0];
-      t2c_v2[1] = t2c_v2_once[1];
-      t2c_v2[2] = t2c_v2_once[2];
-      t2c_v2[3] = t2c_v2_once[3];
-      if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[0] + t2c_v2[0], t2c_v1[1] + t2c_v2[1], t2c_v1[2] + t2c_v2[2], t2c_v1[3] + t2c_v2[3]}});
-      if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[4] + t2c_v2[0], t2c_v1[5] + t2c_v2[1], t2c_v1[6] + t2c_v2[2], t2c_v1[7] + t2c_v2[3]}});
-      if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[8] + t2c_v2[0], t2c_v1[9] + t2c_v2[1], t2c_v1[10] + t2c_v2[2], t2c_v1[11] + t2c_v2[3]}});
-      if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[12] + t2c_v2[0], t2c_v1[13] + t2c_v2[1], t2c_v1[14] + t2c_v2[2], t2c_v1[15] + t2c_v2[3]}});
+      if (t2c_it9 + 16 >= T) break;
+      {  // its slot 2 of each ring
+        const int t0 = t2c_it9 + 16;
+        // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
+        float t2c_v1[16];
+        t2c_v1[0] = t2c_v1_p2[0];
+        t2c_v1[1] = t2c_v1_p2[1];
+        t2c_v1[2] = t2c_v1_p2[2];
+        t2c_v1[3] = t2c_v1_p2[3];
+        t2c_v1[4] = t2c_v1_p2[4];
+        t2c_v1[5] = t2c_v1_p2[5];
+        t2c_v1[6] = t2c_v1_p2[6];
+        t2c_v1[7] = t2c_v1_p2[7];
+        t2c_v1[8] = t2c_v1_p2[8];
+        t2c_v1[9] = t2c_v1_p2[9];
+        t2c_v1[10] = t2c_v1_p2[10];
+        t2c_v1[11] = t2c_v1_p2[11];
+        t2c_v1[12] = t2c_v1_p2[12];
+        t2c_v1[13] = t2c_v1_p2[13];
+        t2c_v1[14] = t2c_v1_p2[14];
+        t2c_v1[15] = t2c_v1_p2[15];
+        float t2c_v2[4];
+        t2c_v2[0] = t2c_v2_once[0];
+        t2c_v2[1] = t2c_v2_once[1];
+        t2c_v2[2] = t2c_v2_once[2];
+        t2c_v2[3] = t2c_v2_once[3];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[0] + t2c_v2[0], t2c_v1[1] + t2c_v2[1], t2c_v1[2] + t2c_v2[2], t2c_v1[3] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[4] + t2c_v2[0], t2c_v1[5] + t2c_v2[1], t2c_v1[6] + t2c_v2[2], t2c_v1[7] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[8] + t2c_v2[0], t2c_v1[9] + t2c_v2[1], t2c_v1[10] + t2c_v2[2], t2c_v1[11] + t2c_v2[3]}});
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) t2c::stg_vec<4>(Y + (((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0), t2c::Vec<float, 4>{{t2c_v1[12] + t2c_v2[0], t2c_v1[13] + t2c_v2[1], t2c_v1[14] + t2c_v2[2], t2c_v1[15] + t2c_v2[3]}});
+        if (t0 + 2 * 16 < T) {  // t2c_v1_p2, 2 iterations ahead
+          if ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w14 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0));
+            t2c_v1_p2[0] = t2c_w14.v[0];
+            t2c_v1_p2[1] = t2c_w14.v[1];
+            t2c_v1_p2[2] = t2c_w14.v[2];
+            t2c_v1_p2[3] = t2c_w14.v[3];
+          } else {
+            t2c_v1_p2[0] = 0.0f;
+            t2c_v1_p2[1] = 0.0f;
+            t2c_v1_p2[2] = 0.0f;
+            t2c_v1_p2[3] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w15 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0));
+            t2c_v1_p2[4] = t2c_w15.v[0];
+            t2c_v1_p2[5] = t2c_w15.v[1];
+            t2c_v1_p2[6] = t2c_w15.v[2];
+            t2c_v1_p2[7] = t2c_w15.v[3];
+          } else {
+            t2c_v1_p2[4] = 0.0f;
+            t2c_v1_p2[5] = 0.0f;
+            t2c_v1_p2[6] = 0.0f;
+            t2c_v1_p2[7] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w16 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0));
+            t2c_v1_p2[8] = t2c_w16.v[0];
+            t2c_v1_p2[9] = t2c_w16.v[1];
+            t2c_v1_p2[10] = t2c_w16.v[2];
+            t2c_v1_p2[11] = t2c_w16.v[3];
+          } else {
+            t2c_v1_p2[8] = 0.0f;
+            t2c_v1_p2[9] = 0.0f;
+            t2c_v1_p2[10] = 0.0f;
+            t2c_v1_p2[11] = 0.0f;
+          }
+          if ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) {
+            const t2c::Vec<float, 4> t2c_w17 = t2c::ldg_vec<4>(X + (((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0));
+            t2c_v1_p2[12] = t2c_w17.v[0];
+            t2c_v1_p2[13] = t2c_w17.v[1];
+            t2c_v1_p2[14] = t2c_w17.v[2];
+            t2c_v1_p2[15] = t2c_w17.v[3];
+          } else {
+            t2c_v1_p2[12] = 0.0f;
+            t2c_v1_p2[13] = 0.0f;
+            t2c_v1_p2[14] = 0.0f;
+            t2c_v1_p2[15] = 0.0f;
+          }
+        }
+      }
     }
   } else {
     // pipeline-invariant-load-once.tl:10: var c0 = ctx.block.x * 128
@@ -283,80 +351,128 @@ k(const float *__restrict__ X, const float *__restrict__ Bias, float *__restrict
       t2c_v2_once[2] = ((c0_ + t2c_c0 + 2) < C ? Bias[c0_ + t2c_c0 + 2] : 0.0f);
       t2c_v2_once[3] = ((c0_ + t2c_c0 + 3) < C ? Bias[c0_ + t2c_c0 + 3] : 0.0f);
     }
-    for (int t0 = 0; t0 < T; t0 += 16) {
-      // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
-      float t2c_v1[16];
-      t2c_v1[0] = t2c_v1_p1[0];
-      t2c_v1[1] = t2c_v1_p1[1];
-      t2c_v1[2] = t2c_v1_p1[2];
-      t2c_v1[3] = t2c_v1_p1[3];
-      t2c_v1[4] = t2c_v1_p1[4];
-      t2c_v1[5] = t2c_v1_p1[5];
-      t2c_v1[6] = t2c_v1_p1[6];
-      t2c_v1[7] = t2c_v1_p1[7];
-      t2c_v1[8] = t2c_v1_p1[8];
-      t2c_v1[9] = t2c_v1_p1[9];
-      t2c_v1[10] = t2c_v1_p1[10];
-      t2c_v1[11] = t2c_v1_p1[11];
-      t2c_v1[12] = t2c_v1_p1[12];
-      t2c_v1[13] = t2c_v1_p1[13];
-      t2c_v1[14] = t2c_v1_p1[14];
-      t2c_v1[15] = t2c_v1_p1[15];
-      t2c_v1_p1[0] = t2c_v1_p2[0];
-      t2c_v1_p1[1] = t2c_v1_p2[1];
-      t2c_v1_p1[2] = t2c_v1_p2[2];
-      t2c_v1_p1[3] = t2c_v1_p2[3];
-      t2c_v1_p1[4] = t2c_v1_p2[4];
-      t2c_v1_p1[5] = t2c_v1_p2[5];
-      t2c_v1_p1[6] = t2c_v1_p2[6];
-      t2c_v1_p1[7] = t2c_v1_p2[7];
-      t2c_v1_p1[8] = t2c_v1_p2[8];
-      t2c_v1_p1[9] = t2c_v1_p2[9];
-      t2c_v1_p1[10] = t2c_v1_p2[10];
-      t2c_v1_p1[11] = t2c_v1_p2[11];
-      t2c_v1_p1[12] = t2c_v1_p2[12];
-      t2c_v1_p1[13] = t2c_v1_p2[13];
-      t2c_v1_p1[14] = t2c_v1_p2[14];
-      t2c_v1_p1[15] = t2c_v1_p2[15];
-      if (t0 + 2 * 16 < T) {  // t2c_v1_p2, 2 iterations ahead
-        t2c_v1_p2[0] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0)] : 0.0f);
-        t2c_v1_p2[1] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
-        t2c_v1_p2[2] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
-        t2c_v1_p2[3] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
-        t2c_v1_p2[4] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] : 0.0f);
-        t2c_v1_p2[5] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
-        t2c_v1_p2[6] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
-        t2c_v1_p2[7] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
-        t2c_v1_p2[8] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] : 0.0f);
-        t2c_v1_p2[9] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
-        t2c_v1_p2[10] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
-        t2c_v1_p2[11] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
-        t2c_v1_p2[12] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] : 0.0f);
-        t2c_v1_p2[13] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
-        t2c_v1_p2[14] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
-        t2c_v1_p2[15] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+    for (int t2c_it18 = 0; t2c_it18 < T; t2c_it18 += 2 * 16) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int t0 = t2c_it18;
+        // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
+        float t2c_v1[16];
+        t2c_v1[0] = t2c_v1_p1[0];
+        t2c_v1[1] = t2c_v1_p1[1];
+        t2c_v1[2] = t2c_v1_p1[2];
+        t2c_v1[3] = t2c_v1_p1[3];
+        t2c_v1[4] = t2c_v1_p1[4];
+        t2c_v1[5] = t2c_v1_p1[5];
+        t2c_v1[6] = t2c_v1_p1[6];
+        t2c_v1[7] = t2c_v1_p1[7];
+        t2c_v1[8] = t2c_v1_p1[8];
+        t2c_v1[9] = t2c_v1_p1[9];
+        t2c_v1[10] = t2c_v1_p1[10];
+        t2c_v1[11] = t2c_v1_p1[11];
+        t2c_v1[12] = t2c_v1_p1[12];
+        t2c_v1[13] = t2c_v1_p1[13];
+        t2c_v1[14] = t2c_v1_p1[14];
+        t2c_v1[15] = t2c_v1_p1[15];
+        float t2c_v2[4];
+        t2c_v2[0] = t2c_v2_once[0];
+        t2c_v2[1] = t2c_v2_once[1];
+        t2c_v2[2] = t2c_v2_once[2];
+        t2c_v2[3] = t2c_v2_once[3];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0)] = t2c_v1[0] + t2c_v2[0];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[1] + t2c_v2[1];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[2] + t2c_v2[2];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[3] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] = t2c_v1[4] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[5] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[6] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[7] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] = t2c_v1[8] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[9] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[10] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[11] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] = t2c_v1[12] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[13] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[14] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[15] + t2c_v2[3];
+        if (t0 + 2 * 16 < T) {  // t2c_v1_p1, 2 iterations ahead
+          t2c_v1_p1[0] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p1[1] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p1[2] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p1[3] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p1[4] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p1[5] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p1[6] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p1[7] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p1[8] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p1[9] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p1[10] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p1[11] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p1[12] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p1[13] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p1[14] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p1[15] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+        }
       }
-      float t2c_v2[4];
-      t2c_v2[0] = t2c_v2_once[0];
-      t2c_v2[1] = t2c_v2_once[1];
-      t2c_v2[2] = t2c_v2_once[2];
-      t2c_v2[3] = t2c_v2_once[3];
-      if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0)] = t2c_v1[0] + t2c_v2[0];
-      if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[1] + t2c_v2[1];
-      if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[2] + t2c_v2[2];
-      if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[3] + t2c_v2[3];
-      if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] = t2c_v1[4] + t2c_v2[0];
-      if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[5] + t2c_v2[1];
-      if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[6] + t2c_v2[2];
-      if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[7] + t2c_v2[3];
-      if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] = t2c_v1[8] + t2c_v2[0];
-      if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[9] + t2c_v2[1];
-      if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[10] + t2c_v2[2];
-      if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[11] + t2c_v2[3];
-      if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] = t2c_v1[12] + t2c_v2[0];
-      if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[13] + t2c_v2[1];
-      if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[14] + t2c_v2[2];
-      if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[15] + t2c_v2[3];
+      if (t2c_it18 + 16 >= T) break;
+      {  // its slot 2 of each ring
+        const int t0 = t2c_it18 + 16;
+        // pipeline-invariant-load-once.tl:14: Y[b, t0 :+ 16, c0 :+ 128] = X[b, t0 :+ 16, c0 :+ 128] + Bias[c0 :+ 128]
+        float t2c_v1[16];
+        t2c_v1[0] = t2c_v1_p2[0];
+        t2c_v1[1] = t2c_v1_p2[1];
+        t2c_v1[2] = t2c_v1_p2[2];
+        t2c_v1[3] = t2c_v1_p2[3];
+        t2c_v1[4] = t2c_v1_p2[4];
+        t2c_v1[5] = t2c_v1_p2[5];
+        t2c_v1[6] = t2c_v1_p2[6];
+        t2c_v1[7] = t2c_v1_p2[7];
+        t2c_v1[8] = t2c_v1_p2[8];
+        t2c_v1[9] = t2c_v1_p2[9];
+        t2c_v1[10] = t2c_v1_p2[10];
+        t2c_v1[11] = t2c_v1_p2[11];
+        t2c_v1[12] = t2c_v1_p2[12];
+        t2c_v1[13] = t2c_v1_p2[13];
+        t2c_v1[14] = t2c_v1_p2[14];
+        t2c_v1[15] = t2c_v1_p2[15];
+        float t2c_v2[4];
+        t2c_v2[0] = t2c_v2_once[0];
+        t2c_v2[1] = t2c_v2_once[1];
+        t2c_v2[2] = t2c_v2_once[2];
+        t2c_v2[3] = t2c_v2_once[3];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0)] = t2c_v1[0] + t2c_v2[0];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[1] + t2c_v2[1];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[2] + t2c_v2[2];
+        if ((t0 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[3] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] = t2c_v1[4] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[5] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[6] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[7] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] = t2c_v1[8] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[9] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[10] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[11] + t2c_v2[3];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] = t2c_v1[12] + t2c_v2[0];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] = t2c_v1[13] + t2c_v2[1];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] = t2c_v1[14] + t2c_v2[2];
+        if ((t0 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C) Y[(((long long)b) * T + (t0 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] = t2c_v1[15] + t2c_v2[3];
+        if (t0 + 2 * 16 < T) {  // t2c_v1_p2, 2 iterations ahead
+          t2c_v1_p2[0] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p2[1] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p2[2] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p2[3] = ((t0 + 2 * 16 + t2c_r0) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p2[4] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p2[5] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p2[6] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p2[7] = ((t0 + 2 * 16 + t2c_r0 + 4) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 4)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p2[8] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p2[9] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p2[10] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p2[11] = ((t0 + 2 * 16 + t2c_r0 + 8) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 8)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+          t2c_v1_p2[12] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0)] : 0.0f);
+          t2c_v1_p2[13] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 1) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 1)] : 0.0f);
+          t2c_v1_p2[14] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 2) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 2)] : 0.0f);
+          t2c_v1_p2[15] = ((t0 + 2 * 16 + t2c_r0 + 12) < T && (c0_ + t2c_c0 + 3) < C ? X[(((long long)b) * T + (t0 + 2 * 16 + t2c_r0 + 12)) * C + (c0_ + t2c_c0 + 3)] : 0.0f);
+        }
+      }
     }
   }
 }

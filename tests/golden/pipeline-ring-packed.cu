@@ -997,74 +997,132 @@ scale_rows(const __half *__restrict__ X, const __half *__restrict__ G, float *__
         x_p2[7] = 0u;
       }
     }
-    for (int m0 = 0; m0 < M; m0 += 16) {
-      // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
-      __half g[8];
-      g[0] = t2c::part<__half>(g_once[0], 0);
-      g[1] = t2c::part<__half>(g_once[0], 1);
-      g[2] = t2c::part<__half>(g_once[1], 0);
-      g[3] = t2c::part<__half>(g_once[1], 1);
-      g[4] = t2c::part<__half>(g_once[2], 0);
-      g[5] = t2c::part<__half>(g_once[2], 1);
-      g[6] = t2c::part<__half>(g_once[3], 0);
-      g[7] = t2c::part<__half>(g_once[3], 1);
-      // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
-      __half x[16];
-      x[0] = t2c::part<__half>(x_p1[0], 0);
-      x[1] = t2c::part<__half>(x_p1[0], 1);
-      x[2] = t2c::part<__half>(x_p1[1], 0);
-      x[3] = t2c::part<__half>(x_p1[1], 1);
-      x[4] = t2c::part<__half>(x_p1[2], 0);
-      x[5] = t2c::part<__half>(x_p1[2], 1);
-      x[6] = t2c::part<__half>(x_p1[3], 0);
-      x[7] = t2c::part<__half>(x_p1[3], 1);
-      x[8] = t2c::part<__half>(x_p1[4], 0);
-      x[9] = t2c::part<__half>(x_p1[4], 1);
-      x[10] = t2c::part<__half>(x_p1[5], 0);
-      x[11] = t2c::part<__half>(x_p1[5], 1);
-      x[12] = t2c::part<__half>(x_p1[6], 0);
-      x[13] = t2c::part<__half>(x_p1[6], 1);
-      x[14] = t2c::part<__half>(x_p1[7], 0);
-      x[15] = t2c::part<__half>(x_p1[7], 1);
-      x_p1[0] = x_p2[0];
-      x_p1[1] = x_p2[1];
-      x_p1[2] = x_p2[2];
-      x_p1[3] = x_p2[3];
-      x_p1[4] = x_p2[4];
-      x_p1[5] = x_p2[5];
-      x_p1[6] = x_p2[6];
-      x_p1[7] = x_p2[7];
-      if (m0 + 2 * 16 < M) {  // x_p2, 2 iterations ahead
-        if ((m0 + 2 * 16 + t2c_r1) < M) {
-          const t2c::Vec<unsigned, 4> t2c_w5 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1);
-          x_p2[0] = t2c_w5.v[0];
-          x_p2[1] = t2c_w5.v[1];
-          x_p2[2] = t2c_w5.v[2];
-          x_p2[3] = t2c_w5.v[3];
-        } else {
-          x_p2[0] = 0u;
-          x_p2[1] = 0u;
-          x_p2[2] = 0u;
-          x_p2[3] = 0u;
-        }
-        if ((m0 + 2 * 16 + t2c_r1 + 8) < M) {
-          const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1);
-          x_p2[4] = t2c_w6.v[0];
-          x_p2[5] = t2c_w6.v[1];
-          x_p2[6] = t2c_w6.v[2];
-          x_p2[7] = t2c_w6.v[3];
-        } else {
-          x_p2[4] = 0u;
-          x_p2[5] = 0u;
-          x_p2[6] = 0u;
-          x_p2[7] = 0u;
+    for (int t2c_it5 = 0; t2c_it5 < M; t2c_it5 += 2 * 16) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int m0 = t2c_it5;
+        // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
+        __half g[8];
+        g[0] = t2c::part<__half>(g_once[0], 0);
+        g[1] = t2c::part<__half>(g_once[0], 1);
+        g[2] = t2c::part<__half>(g_once[1], 0);
+        g[3] = t2c::part<__half>(g_once[1], 1);
+        g[4] = t2c::part<__half>(g_once[2], 0);
+        g[5] = t2c::part<__half>(g_once[2], 1);
+        g[6] = t2c::part<__half>(g_once[3], 0);
+        g[7] = t2c::part<__half>(g_once[3], 1);
+        // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
+        __half x[16];
+        x[0] = t2c::part<__half>(x_p1[0], 0);
+        x[1] = t2c::part<__half>(x_p1[0], 1);
+        x[2] = t2c::part<__half>(x_p1[1], 0);
+        x[3] = t2c::part<__half>(x_p1[1], 1);
+        x[4] = t2c::part<__half>(x_p1[2], 0);
+        x[5] = t2c::part<__half>(x_p1[2], 1);
+        x[6] = t2c::part<__half>(x_p1[3], 0);
+        x[7] = t2c::part<__half>(x_p1[3], 1);
+        x[8] = t2c::part<__half>(x_p1[4], 0);
+        x[9] = t2c::part<__half>(x_p1[4], 1);
+        x[10] = t2c::part<__half>(x_p1[5], 0);
+        x[11] = t2c::part<__half>(x_p1[5], 1);
+        x[12] = t2c::part<__half>(x_p1[6], 0);
+        x[13] = t2c::part<__half>(x_p1[6], 1);
+        x[14] = t2c::part<__half>(x_p1[7], 0);
+        x[15] = t2c::part<__half>(x_p1[7], 1);
+        // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
+        if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3])}});
+        if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7])}});
+        if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3])}});
+        if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7])}});
+        if (m0 + 2 * 16 < M) {  // x_p1, 2 iterations ahead
+          if ((m0 + 2 * 16 + t2c_r1) < M) {
+            const t2c::Vec<unsigned, 4> t2c_w6 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1);
+            x_p1[0] = t2c_w6.v[0];
+            x_p1[1] = t2c_w6.v[1];
+            x_p1[2] = t2c_w6.v[2];
+            x_p1[3] = t2c_w6.v[3];
+          } else {
+            x_p1[0] = 0u;
+            x_p1[1] = 0u;
+            x_p1[2] = 0u;
+            x_p1[3] = 0u;
+          }
+          if ((m0 + 2 * 16 + t2c_r1 + 8) < M) {
+            const t2c::Vec<unsigned, 4> t2c_w7 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1);
+            x_p1[4] = t2c_w7.v[0];
+            x_p1[5] = t2c_w7.v[1];
+            x_p1[6] = t2c_w7.v[2];
+            x_p1[7] = t2c_w7.v[3];
+          } else {
+            x_p1[4] = 0u;
+            x_p1[5] = 0u;
+            x_p1[6] = 0u;
+            x_p1[7] = 0u;
+          }
         }
       }
-      // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
-      if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3])}});
-      if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7])}});
-      if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3])}});
-      if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7])}});
+      if (t2c_it5 + 16 >= M) break;
+      {  // its slot 2 of each ring
+        const int m0 = t2c_it5 + 16;
+        // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
+        __half g[8];
+        g[0] = t2c::part<__half>(g_once[0], 0);
+        g[1] = t2c::part<__half>(g_once[0], 1);
+        g[2] = t2c::part<__half>(g_once[1], 0);
+        g[3] = t2c::part<__half>(g_once[1], 1);
+        g[4] = t2c::part<__half>(g_once[2], 0);
+        g[5] = t2c::part<__half>(g_once[2], 1);
+        g[6] = t2c::part<__half>(g_once[3], 0);
+        g[7] = t2c::part<__half>(g_once[3], 1);
+        // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
+        __half x[16];
+        x[0] = t2c::part<__half>(x_p2[0], 0);
+        x[1] = t2c::part<__half>(x_p2[0], 1);
+        x[2] = t2c::part<__half>(x_p2[1], 0);
+        x[3] = t2c::part<__half>(x_p2[1], 1);
+        x[4] = t2c::part<__half>(x_p2[2], 0);
+        x[5] = t2c::part<__half>(x_p2[2], 1);
+        x[6] = t2c::part<__half>(x_p2[3], 0);
+        x[7] = t2c::part<__half>(x_p2[3], 1);
+        x[8] = t2c::part<__half>(x_p2[4], 0);
+        x[9] = t2c::part<__half>(x_p2[4], 1);
+        x[10] = t2c::part<__half>(x_p2[5], 0);
+        x[11] = t2c::part<__half>(x_p2[5], 1);
+        x[12] = t2c::part<__half>(x_p2[6], 0);
+        x[13] = t2c::part<__half>(x_p2[6], 1);
+        x[14] = t2c::part<__half>(x_p2[7], 0);
+        x[15] = t2c::part<__half>(x_p2[7], 1);
+        // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
+        if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3])}});
+        if ((m0 + t2c_r1) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7])}});
+        if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1, t2c::Vec<float, 4>{{t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]), t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]), t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]), t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3])}});
+        if ((m0 + t2c_r1 + 8) < M) t2c::stg_vec<4>(Y + ((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4), t2c::Vec<float, 4>{{t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]), t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]), t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]), t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7])}});
+        if (m0 + 2 * 16 < M) {  // x_p2, 2 iterations ahead
+          if ((m0 + 2 * 16 + t2c_r1) < M) {
+            const t2c::Vec<unsigned, 4> t2c_w8 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1);
+            x_p2[0] = t2c_w8.v[0];
+            x_p2[1] = t2c_w8.v[1];
+            x_p2[2] = t2c_w8.v[2];
+            x_p2[3] = t2c_w8.v[3];
+          } else {
+            x_p2[0] = 0u;
+            x_p2[1] = 0u;
+            x_p2[2] = 0u;
+            x_p2[3] = 0u;
+          }
+          if ((m0 + 2 * 16 + t2c_r1 + 8) < M) {
+            const t2c::Vec<unsigned, 4> t2c_w9 = t2c::ldg_words<8>(X + ((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1);
+            x_p2[4] = t2c_w9.v[0];
+            x_p2[5] = t2c_w9.v[1];
+            x_p2[6] = t2c_w9.v[2];
+            x_p2[7] = t2c_w9.v[3];
+          } else {
+            x_p2[4] = 0u;
+            x_p2[5] = 0u;
+            x_p2[6] = 0u;
+            x_p2[7] = 0u;
+          }
+        }
+      }
     }
   } else {
     // pipeline-ring-packed.tl:30: for m0 in range(0, M, 16) {
@@ -1117,78 +1175,140 @@ scale_rows(const __half *__restrict__ X, const __half *__restrict__ G, float *__
       t2c::part_ref<__half>(x_p2[7], 0) = ((0 + 16 + t2c_r1 + 8) < M ? X[((long long)(0 + 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
       t2c::part_ref<__half>(x_p2[7], 1) = ((0 + 16 + t2c_r1 + 8) < M ? X[((long long)(0 + 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
-    for (int m0 = 0; m0 < M; m0 += 16) {
-      // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
-      __half g[8];
-      g[0] = t2c::part<__half>(g_once[0], 0);
-      g[1] = t2c::part<__half>(g_once[0], 1);
-      g[2] = t2c::part<__half>(g_once[1], 0);
-      g[3] = t2c::part<__half>(g_once[1], 1);
-      g[4] = t2c::part<__half>(g_once[2], 0);
-      g[5] = t2c::part<__half>(g_once[2], 1);
-      g[6] = t2c::part<__half>(g_once[3], 0);
-      g[7] = t2c::part<__half>(g_once[3], 1);
-      // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
-      __half x[16];
-      x[0] = t2c::part<__half>(x_p1[0], 0);
-      x[1] = t2c::part<__half>(x_p1[0], 1);
-      x[2] = t2c::part<__half>(x_p1[1], 0);
-      x[3] = t2c::part<__half>(x_p1[1], 1);
-      x[4] = t2c::part<__half>(x_p1[2], 0);
-      x[5] = t2c::part<__half>(x_p1[2], 1);
-      x[6] = t2c::part<__half>(x_p1[3], 0);
-      x[7] = t2c::part<__half>(x_p1[3], 1);
-      x[8] = t2c::part<__half>(x_p1[4], 0);
-      x[9] = t2c::part<__half>(x_p1[4], 1);
-      x[10] = t2c::part<__half>(x_p1[5], 0);
-      x[11] = t2c::part<__half>(x_p1[5], 1);
-      x[12] = t2c::part<__half>(x_p1[6], 0);
-      x[13] = t2c::part<__half>(x_p1[6], 1);
-      x[14] = t2c::part<__half>(x_p1[7], 0);
-      x[15] = t2c::part<__half>(x_p1[7], 1);
-      x_p1[0] = x_p2[0];
-      x_p1[1] = x_p2[1];
-      x_p1[2] = x_p2[2];
-      x_p1[3] = x_p2[3];
-      x_p1[4] = x_p2[4];
-      x_p1[5] = x_p2[5];
-      x_p1[6] = x_p2[6];
-      x_p1[7] = x_p2[7];
-      if (m0 + 2 * 16 < M) {  // x_p2, 2 iterations ahead
-        t2c::part_ref<__half>(x_p2[0], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[0], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[1], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[1], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[2], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[2], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[3], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[3], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[4], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[4], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[5], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[5], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[6], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[6], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[7], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(x_p2[7], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+    for (int t2c_it10 = 0; t2c_it10 < M; t2c_it10 += 2 * 16) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int m0 = t2c_it10;
+        // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
+        __half g[8];
+        g[0] = t2c::part<__half>(g_once[0], 0);
+        g[1] = t2c::part<__half>(g_once[0], 1);
+        g[2] = t2c::part<__half>(g_once[1], 0);
+        g[3] = t2c::part<__half>(g_once[1], 1);
+        g[4] = t2c::part<__half>(g_once[2], 0);
+        g[5] = t2c::part<__half>(g_once[2], 1);
+        g[6] = t2c::part<__half>(g_once[3], 0);
+        g[7] = t2c::part<__half>(g_once[3], 1);
+        // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
+        __half x[16];
+        x[0] = t2c::part<__half>(x_p1[0], 0);
+        x[1] = t2c::part<__half>(x_p1[0], 1);
+        x[2] = t2c::part<__half>(x_p1[1], 0);
+        x[3] = t2c::part<__half>(x_p1[1], 1);
+        x[4] = t2c::part<__half>(x_p1[2], 0);
+        x[5] = t2c::part<__half>(x_p1[2], 1);
+        x[6] = t2c::part<__half>(x_p1[3], 0);
+        x[7] = t2c::part<__half>(x_p1[3], 1);
+        x[8] = t2c::part<__half>(x_p1[4], 0);
+        x[9] = t2c::part<__half>(x_p1[4], 1);
+        x[10] = t2c::part<__half>(x_p1[5], 0);
+        x[11] = t2c::part<__half>(x_p1[5], 1);
+        x[12] = t2c::part<__half>(x_p1[6], 0);
+        x[13] = t2c::part<__half>(x_p1[6], 1);
+        x[14] = t2c::part<__half>(x_p1[7], 0);
+        x[15] = t2c::part<__half>(x_p1[7], 1);
+        // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + t2c_c1] = t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1] = t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7]);
+        if (m0 + 2 * 16 < M) {  // x_p1, 2 iterations ahead
+          t2c::part_ref<__half>(x_p1[0], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[0], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[1], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[1], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[2], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[2], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[3], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[3], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[4], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[4], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[5], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[5], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[6], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[6], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[7], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p1[7], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
       }
-      // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + t2c_c1] = t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]);
-      if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1] = t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]);
-      if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7]);
+      if (t2c_it10 + 16 >= M) break;
+      {  // its slot 2 of each ring
+        const int m0 = t2c_it10 + 16;
+        // pipeline-ring-packed.tl:31: var g = G[0 :+ 128]
+        __half g[8];
+        g[0] = t2c::part<__half>(g_once[0], 0);
+        g[1] = t2c::part<__half>(g_once[0], 1);
+        g[2] = t2c::part<__half>(g_once[1], 0);
+        g[3] = t2c::part<__half>(g_once[1], 1);
+        g[4] = t2c::part<__half>(g_once[2], 0);
+        g[5] = t2c::part<__half>(g_once[2], 1);
+        g[6] = t2c::part<__half>(g_once[3], 0);
+        g[7] = t2c::part<__half>(g_once[3], 1);
+        // pipeline-ring-packed.tl:32: var x = X[m0 :+ 16, 0 :+ 128]
+        __half x[16];
+        x[0] = t2c::part<__half>(x_p2[0], 0);
+        x[1] = t2c::part<__half>(x_p2[0], 1);
+        x[2] = t2c::part<__half>(x_p2[1], 0);
+        x[3] = t2c::part<__half>(x_p2[1], 1);
+        x[4] = t2c::part<__half>(x_p2[2], 0);
+        x[5] = t2c::part<__half>(x_p2[2], 1);
+        x[6] = t2c::part<__half>(x_p2[3], 0);
+        x[7] = t2c::part<__half>(x_p2[3], 1);
+        x[8] = t2c::part<__half>(x_p2[4], 0);
+        x[9] = t2c::part<__half>(x_p2[4], 1);
+        x[10] = t2c::part<__half>(x_p2[5], 0);
+        x[11] = t2c::part<__half>(x_p2[5], 1);
+        x[12] = t2c::part<__half>(x_p2[6], 0);
+        x[13] = t2c::part<__half>(x_p2[6], 1);
+        x[14] = t2c::part<__half>(x_p2[7], 0);
+        x[15] = t2c::part<__half>(x_p2[7], 1);
+        // pipeline-ring-packed.tl:33: Y[m0 :+ 16, 0 :+ 128] = f32(x) * f32(g)
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + t2c_c1] = t2c::cvt<float>(x[0]) * t2c::cvt<float>(g[0]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[1]) * t2c::cvt<float>(g[1]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[2]) * t2c::cvt<float>(g[2]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[3]) * t2c::cvt<float>(g[3]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[4]) * t2c::cvt<float>(g[4]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[5]) * t2c::cvt<float>(g[5]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[6]) * t2c::cvt<float>(g[6]);
+        if ((m0 + t2c_r1) < M) Y[((long long)(m0 + t2c_r1)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[7]) * t2c::cvt<float>(g[7]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + t2c_c1] = t2c::cvt<float>(x[8]) * t2c::cvt<float>(g[0]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] = t2c::cvt<float>(x[9]) * t2c::cvt<float>(g[1]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] = t2c::cvt<float>(x[10]) * t2c::cvt<float>(g[2]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] = t2c::cvt<float>(x[11]) * t2c::cvt<float>(g[3]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] = t2c::cvt<float>(x[12]) * t2c::cvt<float>(g[4]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] = t2c::cvt<float>(x[13]) * t2c::cvt<float>(g[5]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] = t2c::cvt<float>(x[14]) * t2c::cvt<float>(g[6]);
+        if ((m0 + t2c_r1 + 8) < M) Y[((long long)(m0 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] = t2c::cvt<float>(x[15]) * t2c::cvt<float>(g[7]);
+        if (m0 + 2 * 16 < M) {  // x_p2, 2 iterations ahead
+          t2c::part_ref<__half>(x_p2[0], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[0], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[1], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[1], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[2], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[2], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[3], 0) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[3], 1) = ((m0 + 2 * 16 + t2c_r1) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[4], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[4], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[5], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[5], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[6], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[6], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[7], 0) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(x_p2[7], 1) = ((m0 + 2 * 16 + t2c_r1 + 8) < M ? X[((long long)(m0 + 2 * 16 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        }
+      }
     }
   }
 }

@@ -345,104 +345,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       k[61] = t2c::part<__half>(k_p1[30], 1);
       k[62] = t2c::part<__half>(k_p1[31], 0);
       k[63] = t2c::part<__half>(k_p1[31], 1);
-      if (s0 + 64 < S) {  // k_p1, 1 iteration ahead
-        if ((s0 + 64 + t2c_r1) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w17 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1);
-          k_p1[0] = t2c_w17.v[0];
-          k_p1[1] = t2c_w17.v[1];
-          k_p1[2] = t2c_w17.v[2];
-          k_p1[3] = t2c_w17.v[3];
-        } else {
-          k_p1[0] = 0u;
-          k_p1[1] = 0u;
-          k_p1[2] = 0u;
-          k_p1[3] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 8) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w18 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1);
-          k_p1[4] = t2c_w18.v[0];
-          k_p1[5] = t2c_w18.v[1];
-          k_p1[6] = t2c_w18.v[2];
-          k_p1[7] = t2c_w18.v[3];
-        } else {
-          k_p1[4] = 0u;
-          k_p1[5] = 0u;
-          k_p1[6] = 0u;
-          k_p1[7] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 16) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w19 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1);
-          k_p1[8] = t2c_w19.v[0];
-          k_p1[9] = t2c_w19.v[1];
-          k_p1[10] = t2c_w19.v[2];
-          k_p1[11] = t2c_w19.v[3];
-        } else {
-          k_p1[8] = 0u;
-          k_p1[9] = 0u;
-          k_p1[10] = 0u;
-          k_p1[11] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 24) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w20 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1);
-          k_p1[12] = t2c_w20.v[0];
-          k_p1[13] = t2c_w20.v[1];
-          k_p1[14] = t2c_w20.v[2];
-          k_p1[15] = t2c_w20.v[3];
-        } else {
-          k_p1[12] = 0u;
-          k_p1[13] = 0u;
-          k_p1[14] = 0u;
-          k_p1[15] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 32) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w21 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1);
-          k_p1[16] = t2c_w21.v[0];
-          k_p1[17] = t2c_w21.v[1];
-          k_p1[18] = t2c_w21.v[2];
-          k_p1[19] = t2c_w21.v[3];
-        } else {
-          k_p1[16] = 0u;
-          k_p1[17] = 0u;
-          k_p1[18] = 0u;
-          k_p1[19] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 40) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w22 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1);
-          k_p1[20] = t2c_w22.v[0];
-          k_p1[21] = t2c_w22.v[1];
-          k_p1[22] = t2c_w22.v[2];
-          k_p1[23] = t2c_w22.v[3];
-        } else {
-          k_p1[20] = 0u;
-          k_p1[21] = 0u;
-          k_p1[22] = 0u;
-          k_p1[23] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 48) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w23 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1);
-          k_p1[24] = t2c_w23.v[0];
-          k_p1[25] = t2c_w23.v[1];
-          k_p1[26] = t2c_w23.v[2];
-          k_p1[27] = t2c_w23.v[3];
-        } else {
-          k_p1[24] = 0u;
-          k_p1[25] = 0u;
-          k_p1[26] = 0u;
-          k_p1[27] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 56) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w24 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1);
-          k_p1[28] = t2c_w24.v[0];
-          k_p1[29] = t2c_w24.v[1];
-          k_p1[30] = t2c_w24.v[2];
-          k_p1[31] = t2c_w24.v[3];
-        } else {
-          k_p1[28] = 0u;
-          k_p1[29] = 0u;
-          k_p1[30] = 0u;
-          k_p1[31] = 0u;
-        }
-      }
       // pipeline-rings-within-budget.tl:21: var sc = where(s0 + cols(1, BS) < S, reshape(rowsum(f32(k) * q), [1, BS]) * scale, -inf)
       float sc[8] = {};
       float t2c_v8[8];
@@ -663,104 +565,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       t2c_v14[61] = t2c::part<__half>(t2c_v14_p1[30], 1);
       t2c_v14[62] = t2c::part<__half>(t2c_v14_p1[31], 0);
       t2c_v14[63] = t2c::part<__half>(t2c_v14_p1[31], 1);
-      if (s0 + 64 < S) {  // t2c_v14_p1, 1 iteration ahead
-        if ((s0 + 64 + t2c_r1) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w25 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1);
-          t2c_v14_p1[0] = t2c_w25.v[0];
-          t2c_v14_p1[1] = t2c_w25.v[1];
-          t2c_v14_p1[2] = t2c_w25.v[2];
-          t2c_v14_p1[3] = t2c_w25.v[3];
-        } else {
-          t2c_v14_p1[0] = 0u;
-          t2c_v14_p1[1] = 0u;
-          t2c_v14_p1[2] = 0u;
-          t2c_v14_p1[3] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 8) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w26 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1);
-          t2c_v14_p1[4] = t2c_w26.v[0];
-          t2c_v14_p1[5] = t2c_w26.v[1];
-          t2c_v14_p1[6] = t2c_w26.v[2];
-          t2c_v14_p1[7] = t2c_w26.v[3];
-        } else {
-          t2c_v14_p1[4] = 0u;
-          t2c_v14_p1[5] = 0u;
-          t2c_v14_p1[6] = 0u;
-          t2c_v14_p1[7] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 16) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w27 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1);
-          t2c_v14_p1[8] = t2c_w27.v[0];
-          t2c_v14_p1[9] = t2c_w27.v[1];
-          t2c_v14_p1[10] = t2c_w27.v[2];
-          t2c_v14_p1[11] = t2c_w27.v[3];
-        } else {
-          t2c_v14_p1[8] = 0u;
-          t2c_v14_p1[9] = 0u;
-          t2c_v14_p1[10] = 0u;
-          t2c_v14_p1[11] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 24) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w28 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1);
-          t2c_v14_p1[12] = t2c_w28.v[0];
-          t2c_v14_p1[13] = t2c_w28.v[1];
-          t2c_v14_p1[14] = t2c_w28.v[2];
-          t2c_v14_p1[15] = t2c_w28.v[3];
-        } else {
-          t2c_v14_p1[12] = 0u;
-          t2c_v14_p1[13] = 0u;
-          t2c_v14_p1[14] = 0u;
-          t2c_v14_p1[15] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 32) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w29 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1);
-          t2c_v14_p1[16] = t2c_w29.v[0];
-          t2c_v14_p1[17] = t2c_w29.v[1];
-          t2c_v14_p1[18] = t2c_w29.v[2];
-          t2c_v14_p1[19] = t2c_w29.v[3];
-        } else {
-          t2c_v14_p1[16] = 0u;
-          t2c_v14_p1[17] = 0u;
-          t2c_v14_p1[18] = 0u;
-          t2c_v14_p1[19] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 40) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w30 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1);
-          t2c_v14_p1[20] = t2c_w30.v[0];
-          t2c_v14_p1[21] = t2c_w30.v[1];
-          t2c_v14_p1[22] = t2c_w30.v[2];
-          t2c_v14_p1[23] = t2c_w30.v[3];
-        } else {
-          t2c_v14_p1[20] = 0u;
-          t2c_v14_p1[21] = 0u;
-          t2c_v14_p1[22] = 0u;
-          t2c_v14_p1[23] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 48) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w31 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1);
-          t2c_v14_p1[24] = t2c_w31.v[0];
-          t2c_v14_p1[25] = t2c_w31.v[1];
-          t2c_v14_p1[26] = t2c_w31.v[2];
-          t2c_v14_p1[27] = t2c_w31.v[3];
-        } else {
-          t2c_v14_p1[24] = 0u;
-          t2c_v14_p1[25] = 0u;
-          t2c_v14_p1[26] = 0u;
-          t2c_v14_p1[27] = 0u;
-        }
-        if ((s0 + 64 + t2c_r1 + 56) < S) {
-          const t2c::Vec<unsigned, 4> t2c_w32 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1);
-          t2c_v14_p1[28] = t2c_w32.v[0];
-          t2c_v14_p1[29] = t2c_w32.v[1];
-          t2c_v14_p1[30] = t2c_w32.v[2];
-          t2c_v14_p1[31] = t2c_w32.v[3];
-        } else {
-          t2c_v14_p1[28] = 0u;
-          t2c_v14_p1[29] = 0u;
-          t2c_v14_p1[30] = 0u;
-          t2c_v14_p1[31] = 0u;
-        }
-      }
       __syncthreads();  // p_s: written at line 23, read here by other threads
       float t2c_v15[8];
       t2c_v15[0] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[0]);
@@ -839,48 +643,48 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       if (lane < 16) t2c::sts_vec<4>(&t2c_red0[t2c_ph5 * 512 + warp * 128 + t2c_c1 + 4], t2c::Vec<float, 4>{{t2c_v15[4], t2c_v15[5], t2c_v15[6], t2c_v15[7]}});
       __syncthreads();  // t2c_red0: written at line 26, read here by other threads
       {
-        t2c::Vec<float, 4> t2c_s33 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1]);
-        t2c_v15[0] = t2c_s33.v[0];
-        t2c_v15[1] = t2c_s33.v[1];
-        t2c_v15[2] = t2c_s33.v[2];
-        t2c_v15[3] = t2c_s33.v[3];
-        t2c_s33 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1]);
-        t2c_v15[0] = t2c_v15[0] + t2c_s33.v[0];
-        t2c_v15[1] = t2c_v15[1] + t2c_s33.v[1];
-        t2c_v15[2] = t2c_v15[2] + t2c_s33.v[2];
-        t2c_v15[3] = t2c_v15[3] + t2c_s33.v[3];
-        t2c_s33 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1]);
-        t2c_v15[0] = t2c_v15[0] + t2c_s33.v[0];
-        t2c_v15[1] = t2c_v15[1] + t2c_s33.v[1];
-        t2c_v15[2] = t2c_v15[2] + t2c_s33.v[2];
-        t2c_v15[3] = t2c_v15[3] + t2c_s33.v[3];
-        t2c_s33 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1]);
-        t2c_v15[0] = t2c_v15[0] + t2c_s33.v[0];
-        t2c_v15[1] = t2c_v15[1] + t2c_s33.v[1];
-        t2c_v15[2] = t2c_v15[2] + t2c_s33.v[2];
-        t2c_v15[3] = t2c_v15[3] + t2c_s33.v[3];
+        t2c::Vec<float, 4> t2c_s17 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1]);
+        t2c_v15[0] = t2c_s17.v[0];
+        t2c_v15[1] = t2c_s17.v[1];
+        t2c_v15[2] = t2c_s17.v[2];
+        t2c_v15[3] = t2c_s17.v[3];
+        t2c_s17 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1]);
+        t2c_v15[0] = t2c_v15[0] + t2c_s17.v[0];
+        t2c_v15[1] = t2c_v15[1] + t2c_s17.v[1];
+        t2c_v15[2] = t2c_v15[2] + t2c_s17.v[2];
+        t2c_v15[3] = t2c_v15[3] + t2c_s17.v[3];
+        t2c_s17 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1]);
+        t2c_v15[0] = t2c_v15[0] + t2c_s17.v[0];
+        t2c_v15[1] = t2c_v15[1] + t2c_s17.v[1];
+        t2c_v15[2] = t2c_v15[2] + t2c_s17.v[2];
+        t2c_v15[3] = t2c_v15[3] + t2c_s17.v[3];
+        t2c_s17 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1]);
+        t2c_v15[0] = t2c_v15[0] + t2c_s17.v[0];
+        t2c_v15[1] = t2c_v15[1] + t2c_s17.v[1];
+        t2c_v15[2] = t2c_v15[2] + t2c_s17.v[2];
+        t2c_v15[3] = t2c_v15[3] + t2c_s17.v[3];
       }
       {
-        t2c::Vec<float, 4> t2c_s34 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1 + 4]);
-        t2c_v15[4] = t2c_s34.v[0];
-        t2c_v15[5] = t2c_s34.v[1];
-        t2c_v15[6] = t2c_s34.v[2];
-        t2c_v15[7] = t2c_s34.v[3];
-        t2c_s34 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1 + 4]);
-        t2c_v15[4] = t2c_v15[4] + t2c_s34.v[0];
-        t2c_v15[5] = t2c_v15[5] + t2c_s34.v[1];
-        t2c_v15[6] = t2c_v15[6] + t2c_s34.v[2];
-        t2c_v15[7] = t2c_v15[7] + t2c_s34.v[3];
-        t2c_s34 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1 + 4]);
-        t2c_v15[4] = t2c_v15[4] + t2c_s34.v[0];
-        t2c_v15[5] = t2c_v15[5] + t2c_s34.v[1];
-        t2c_v15[6] = t2c_v15[6] + t2c_s34.v[2];
-        t2c_v15[7] = t2c_v15[7] + t2c_s34.v[3];
-        t2c_s34 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1 + 4]);
-        t2c_v15[4] = t2c_v15[4] + t2c_s34.v[0];
-        t2c_v15[5] = t2c_v15[5] + t2c_s34.v[1];
-        t2c_v15[6] = t2c_v15[6] + t2c_s34.v[2];
-        t2c_v15[7] = t2c_v15[7] + t2c_s34.v[3];
+        t2c::Vec<float, 4> t2c_s18 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + t2c_c1 + 4]);
+        t2c_v15[4] = t2c_s18.v[0];
+        t2c_v15[5] = t2c_s18.v[1];
+        t2c_v15[6] = t2c_s18.v[2];
+        t2c_v15[7] = t2c_s18.v[3];
+        t2c_s18 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 128 + t2c_c1 + 4]);
+        t2c_v15[4] = t2c_v15[4] + t2c_s18.v[0];
+        t2c_v15[5] = t2c_v15[5] + t2c_s18.v[1];
+        t2c_v15[6] = t2c_v15[6] + t2c_s18.v[2];
+        t2c_v15[7] = t2c_v15[7] + t2c_s18.v[3];
+        t2c_s18 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 256 + t2c_c1 + 4]);
+        t2c_v15[4] = t2c_v15[4] + t2c_s18.v[0];
+        t2c_v15[5] = t2c_v15[5] + t2c_s18.v[1];
+        t2c_v15[6] = t2c_v15[6] + t2c_s18.v[2];
+        t2c_v15[7] = t2c_v15[7] + t2c_s18.v[3];
+        t2c_s18 = t2c::lds_vec<4>(&t2c_red0[t2c_ph5 * 512 + 384 + t2c_c1 + 4]);
+        t2c_v15[4] = t2c_v15[4] + t2c_s18.v[0];
+        t2c_v15[5] = t2c_v15[5] + t2c_s18.v[1];
+        t2c_v15[6] = t2c_v15[6] + t2c_s18.v[2];
+        t2c_v15[7] = t2c_v15[7] + t2c_s18.v[3];
       }
       t2c_ph5 ^= 1;
       acc[0] = (acc[0] * alpha_s[0]) + t2c_v15[0];
@@ -893,6 +697,202 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       acc[7] = (acc[7] * alpha_s[0]) + t2c_v15[7];
       // pipeline-rings-within-budget.tl:27: m = mn
       m[0] = mn[0];
+      if (s0 + 64 < S) {  // k_p1, 1 iteration ahead
+        if ((s0 + 64 + t2c_r1) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w19 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1);
+          k_p1[0] = t2c_w19.v[0];
+          k_p1[1] = t2c_w19.v[1];
+          k_p1[2] = t2c_w19.v[2];
+          k_p1[3] = t2c_w19.v[3];
+        } else {
+          k_p1[0] = 0u;
+          k_p1[1] = 0u;
+          k_p1[2] = 0u;
+          k_p1[3] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 8) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w20 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1);
+          k_p1[4] = t2c_w20.v[0];
+          k_p1[5] = t2c_w20.v[1];
+          k_p1[6] = t2c_w20.v[2];
+          k_p1[7] = t2c_w20.v[3];
+        } else {
+          k_p1[4] = 0u;
+          k_p1[5] = 0u;
+          k_p1[6] = 0u;
+          k_p1[7] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 16) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w21 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1);
+          k_p1[8] = t2c_w21.v[0];
+          k_p1[9] = t2c_w21.v[1];
+          k_p1[10] = t2c_w21.v[2];
+          k_p1[11] = t2c_w21.v[3];
+        } else {
+          k_p1[8] = 0u;
+          k_p1[9] = 0u;
+          k_p1[10] = 0u;
+          k_p1[11] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 24) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w22 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1);
+          k_p1[12] = t2c_w22.v[0];
+          k_p1[13] = t2c_w22.v[1];
+          k_p1[14] = t2c_w22.v[2];
+          k_p1[15] = t2c_w22.v[3];
+        } else {
+          k_p1[12] = 0u;
+          k_p1[13] = 0u;
+          k_p1[14] = 0u;
+          k_p1[15] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 32) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w23 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1);
+          k_p1[16] = t2c_w23.v[0];
+          k_p1[17] = t2c_w23.v[1];
+          k_p1[18] = t2c_w23.v[2];
+          k_p1[19] = t2c_w23.v[3];
+        } else {
+          k_p1[16] = 0u;
+          k_p1[17] = 0u;
+          k_p1[18] = 0u;
+          k_p1[19] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 40) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w24 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1);
+          k_p1[20] = t2c_w24.v[0];
+          k_p1[21] = t2c_w24.v[1];
+          k_p1[22] = t2c_w24.v[2];
+          k_p1[23] = t2c_w24.v[3];
+        } else {
+          k_p1[20] = 0u;
+          k_p1[21] = 0u;
+          k_p1[22] = 0u;
+          k_p1[23] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 48) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w25 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1);
+          k_p1[24] = t2c_w25.v[0];
+          k_p1[25] = t2c_w25.v[1];
+          k_p1[26] = t2c_w25.v[2];
+          k_p1[27] = t2c_w25.v[3];
+        } else {
+          k_p1[24] = 0u;
+          k_p1[25] = 0u;
+          k_p1[26] = 0u;
+          k_p1[27] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 56) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w26 = t2c::ldg_words<8>(K + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1);
+          k_p1[28] = t2c_w26.v[0];
+          k_p1[29] = t2c_w26.v[1];
+          k_p1[30] = t2c_w26.v[2];
+          k_p1[31] = t2c_w26.v[3];
+        } else {
+          k_p1[28] = 0u;
+          k_p1[29] = 0u;
+          k_p1[30] = 0u;
+          k_p1[31] = 0u;
+        }
+      }
+      if (s0 + 64 < S) {  // t2c_v14_p1, 1 iteration ahead
+        if ((s0 + 64 + t2c_r1) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w27 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1);
+          t2c_v14_p1[0] = t2c_w27.v[0];
+          t2c_v14_p1[1] = t2c_w27.v[1];
+          t2c_v14_p1[2] = t2c_w27.v[2];
+          t2c_v14_p1[3] = t2c_w27.v[3];
+        } else {
+          t2c_v14_p1[0] = 0u;
+          t2c_v14_p1[1] = 0u;
+          t2c_v14_p1[2] = 0u;
+          t2c_v14_p1[3] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 8) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w28 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1);
+          t2c_v14_p1[4] = t2c_w28.v[0];
+          t2c_v14_p1[5] = t2c_w28.v[1];
+          t2c_v14_p1[6] = t2c_w28.v[2];
+          t2c_v14_p1[7] = t2c_w28.v[3];
+        } else {
+          t2c_v14_p1[4] = 0u;
+          t2c_v14_p1[5] = 0u;
+          t2c_v14_p1[6] = 0u;
+          t2c_v14_p1[7] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 16) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w29 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1);
+          t2c_v14_p1[8] = t2c_w29.v[0];
+          t2c_v14_p1[9] = t2c_w29.v[1];
+          t2c_v14_p1[10] = t2c_w29.v[2];
+          t2c_v14_p1[11] = t2c_w29.v[3];
+        } else {
+          t2c_v14_p1[8] = 0u;
+          t2c_v14_p1[9] = 0u;
+          t2c_v14_p1[10] = 0u;
+          t2c_v14_p1[11] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 24) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w30 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1);
+          t2c_v14_p1[12] = t2c_w30.v[0];
+          t2c_v14_p1[13] = t2c_w30.v[1];
+          t2c_v14_p1[14] = t2c_w30.v[2];
+          t2c_v14_p1[15] = t2c_w30.v[3];
+        } else {
+          t2c_v14_p1[12] = 0u;
+          t2c_v14_p1[13] = 0u;
+          t2c_v14_p1[14] = 0u;
+          t2c_v14_p1[15] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 32) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w31 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1);
+          t2c_v14_p1[16] = t2c_w31.v[0];
+          t2c_v14_p1[17] = t2c_w31.v[1];
+          t2c_v14_p1[18] = t2c_w31.v[2];
+          t2c_v14_p1[19] = t2c_w31.v[3];
+        } else {
+          t2c_v14_p1[16] = 0u;
+          t2c_v14_p1[17] = 0u;
+          t2c_v14_p1[18] = 0u;
+          t2c_v14_p1[19] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 40) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w32 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1);
+          t2c_v14_p1[20] = t2c_w32.v[0];
+          t2c_v14_p1[21] = t2c_w32.v[1];
+          t2c_v14_p1[22] = t2c_w32.v[2];
+          t2c_v14_p1[23] = t2c_w32.v[3];
+        } else {
+          t2c_v14_p1[20] = 0u;
+          t2c_v14_p1[21] = 0u;
+          t2c_v14_p1[22] = 0u;
+          t2c_v14_p1[23] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 48) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w33 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1);
+          t2c_v14_p1[24] = t2c_w33.v[0];
+          t2c_v14_p1[25] = t2c_w33.v[1];
+          t2c_v14_p1[26] = t2c_w33.v[2];
+          t2c_v14_p1[27] = t2c_w33.v[3];
+        } else {
+          t2c_v14_p1[24] = 0u;
+          t2c_v14_p1[25] = 0u;
+          t2c_v14_p1[26] = 0u;
+          t2c_v14_p1[27] = 0u;
+        }
+        if ((s0 + 64 + t2c_r1 + 56) < S) {
+          const t2c::Vec<unsigned, 4> t2c_w34 = t2c::ldg_words<8>(V + ((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1);
+          t2c_v14_p1[28] = t2c_w34.v[0];
+          t2c_v14_p1[29] = t2c_w34.v[1];
+          t2c_v14_p1[30] = t2c_w34.v[2];
+          t2c_v14_p1[31] = t2c_w34.v[3];
+        } else {
+          t2c_v14_p1[28] = 0u;
+          t2c_v14_p1[29] = 0u;
+          t2c_v14_p1[30] = 0u;
+          t2c_v14_p1[31] = 0u;
+        }
+      }
     }
     // pipeline-rings-within-budget.tl:29: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_c2 == 0 && t2c_r2 < 1) l_s[t2c_r2 * 1 + 0] = l[0];
@@ -1140,72 +1140,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       k[61] = t2c::part<__half>(k_p1[30], 1);
       k[62] = t2c::part<__half>(k_p1[31], 0);
       k[63] = t2c::part<__half>(k_p1[31], 1);
-      if (s0 + 64 < S) {  // k_p1, 1 iteration ahead
-        t2c::part_ref<__half>(k_p1[0], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[0], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[1], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[1], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[2], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[2], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[3], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[3], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[4], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[4], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[5], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[5], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[6], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[6], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[7], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[7], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[8], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[8], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[9], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[9], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[10], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[10], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[11], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[11], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[12], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[12], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[13], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[13], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[14], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[14], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[15], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[15], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[16], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[16], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[17], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[17], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[18], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[18], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[19], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[19], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[20], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[20], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[21], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[21], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[22], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[22], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[23], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[23], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[24], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[24], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[25], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[25], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[26], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[26], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[27], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[27], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[28], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[28], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[29], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[29], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[30], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[30], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[31], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(k_p1[31], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      }
       // pipeline-rings-within-budget.tl:21: var sc = where(s0 + cols(1, BS) < S, reshape(rowsum(f32(k) * q), [1, BS]) * scale, -inf)
       float sc[8] = {};
       float t2c_v8[8];
@@ -1426,72 +1360,6 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       t2c_v14[61] = t2c::part<__half>(t2c_v14_p1[30], 1);
       t2c_v14[62] = t2c::part<__half>(t2c_v14_p1[31], 0);
       t2c_v14[63] = t2c::part<__half>(t2c_v14_p1[31], 1);
-      if (s0 + 64 < S) {  // t2c_v14_p1, 1 iteration ahead
-        t2c::part_ref<__half>(t2c_v14_p1[0], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[0], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[1], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[1], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[2], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[2], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[3], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[3], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[4], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[4], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[5], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[5], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[6], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[6], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[7], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[7], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[8], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[8], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[9], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[9], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[10], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[10], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[11], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[11], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[12], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[12], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[13], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[13], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[14], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[14], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[15], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[15], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[16], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[16], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[17], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[17], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[18], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[18], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[19], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[19], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[20], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[20], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[21], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[21], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[22], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[22], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[23], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[23], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[24], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[24], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[25], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[25], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[26], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[26], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[27], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[27], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[28], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[28], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[29], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[29], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[30], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[30], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[31], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v14_p1[31], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      }
       __syncthreads();  // p_s: written at line 23, read here by other threads
       float t2c_v15[8];
       t2c_v15[0] = p_s[t2c_ph1 * 65 + t2c_r1] * t2c::cvt<float>(t2c_v14[0]);
@@ -1624,6 +1492,138 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ K, const __half 
       acc[7] = (acc[7] * alpha_s[0]) + t2c_v15[7];
       // pipeline-rings-within-budget.tl:27: m = mn
       m[0] = mn[0];
+      if (s0 + 64 < S) {  // k_p1, 1 iteration ahead
+        t2c::part_ref<__half>(k_p1[0], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[0], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[1], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[1], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[2], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[2], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[3], 0) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[3], 1) = ((s0 + 64 + t2c_r1) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[4], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[4], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[5], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[5], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[6], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[6], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[7], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[7], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[8], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[8], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[9], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[9], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[10], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[10], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[11], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[11], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[12], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[12], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[13], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[13], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[14], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[14], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[15], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[15], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[16], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[16], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[17], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[17], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[18], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[18], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[19], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[19], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[20], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[20], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[21], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[21], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[22], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[22], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[23], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[23], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[24], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[24], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[25], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[25], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[26], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[26], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[27], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[27], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[28], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[28], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[29], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[29], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[30], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[30], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[31], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(k_p1[31], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? K[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      }
+      if (s0 + 64 < S) {  // t2c_v14_p1, 1 iteration ahead
+        t2c::part_ref<__half>(t2c_v14_p1[0], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[0], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[1], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[1], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[2], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[2], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[3], 0) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[3], 1) = ((s0 + 64 + t2c_r1) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[4], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[4], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[5], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[5], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[6], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[6], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[7], 0) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[7], 1) = ((s0 + 64 + t2c_r1 + 8) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 8)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[8], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[8], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[9], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[9], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[10], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[10], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[11], 0) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[11], 1) = ((s0 + 64 + t2c_r1 + 16) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 16)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[12], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[12], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[13], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[13], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[14], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[14], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[15], 0) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[15], 1) = ((s0 + 64 + t2c_r1 + 24) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 24)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[16], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[16], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[17], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[17], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[18], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[18], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[19], 0) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[19], 1) = ((s0 + 64 + t2c_r1 + 32) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 32)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[20], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[20], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[21], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[21], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[22], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[22], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[23], 0) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[23], 1) = ((s0 + 64 + t2c_r1 + 40) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 40)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[24], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[24], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[25], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[25], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[26], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[26], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[27], 0) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[27], 1) = ((s0 + 64 + t2c_r1 + 48) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 48)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[28], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[28], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[29], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[29], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[30], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[30], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[31], 0) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v14_p1[31], 1) = ((s0 + 64 + t2c_r1 + 56) < S ? V[((((long long)b) * H + h) * S + (s0 + 64 + t2c_r1 + 56)) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      }
     }
     // pipeline-rings-within-budget.tl:29: O[b, h, 0 :+ D] = f16(acc / l)
     if (t2c_c2 == 0 && t2c_r2 < 1) l_s[t2c_r2 * 1 + 0] = l[0];

@@ -81,59 +81,102 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         t2c_v2_p2[7] = 0.0f;
       }
     }
-    for (int it = 0; it < n; ++it) {
-      // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
-      float t2c_v2[8];
-      t2c_v2[0] = t2c_v2_p1[0];
-      t2c_v2[1] = t2c_v2_p1[1];
-      t2c_v2[2] = t2c_v2_p1[2];
-      t2c_v2[3] = t2c_v2_p1[3];
-      t2c_v2[4] = t2c_v2_p1[4];
-      t2c_v2[5] = t2c_v2_p1[5];
-      t2c_v2[6] = t2c_v2_p1[6];
-      t2c_v2[7] = t2c_v2_p1[7];
-      t2c_v2_p1[0] = t2c_v2_p2[0];
-      t2c_v2_p1[1] = t2c_v2_p2[1];
-      t2c_v2_p1[2] = t2c_v2_p2[2];
-      t2c_v2_p1[3] = t2c_v2_p2[3];
-      t2c_v2_p1[4] = t2c_v2_p2[4];
-      t2c_v2_p1[5] = t2c_v2_p2[5];
-      t2c_v2_p1[6] = t2c_v2_p2[6];
-      t2c_v2_p1[7] = t2c_v2_p2[7];
-      if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
-        if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
-          const t2c::Vec<float, 4> t2c_w4 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
-          t2c_v2_p2[0] = t2c_w4.v[0];
-          t2c_v2_p2[1] = t2c_w4.v[1];
-          t2c_v2_p2[2] = t2c_w4.v[2];
-          t2c_v2_p2[3] = t2c_w4.v[3];
-        } else {
-          t2c_v2_p2[0] = 0.0f;
-          t2c_v2_p2[1] = 0.0f;
-          t2c_v2_p2[2] = 0.0f;
-          t2c_v2_p2[3] = 0.0f;
-        }
-        if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
-          const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
-          t2c_v2_p2[4] = t2c_w5.v[0];
-          t2c_v2_p2[5] = t2c_w5.v[1];
-          t2c_v2_p2[6] = t2c_w5.v[2];
-          t2c_v2_p2[7] = t2c_w5.v[3];
-        } else {
-          t2c_v2_p2[4] = 0.0f;
-          t2c_v2_p2[5] = 0.0f;
-          t2c_v2_p2[6] = 0.0f;
-          t2c_v2_p2[7] = 0.0f;
+    for (int t2c_it4 = 0; t2c_it4 < n; t2c_it4 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int it = t2c_it4;
+        // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
+        float t2c_v2[8];
+        t2c_v2[0] = t2c_v2_p1[0];
+        t2c_v2[1] = t2c_v2_p1[1];
+        t2c_v2[2] = t2c_v2_p1[2];
+        t2c_v2[3] = t2c_v2_p1[3];
+        t2c_v2[4] = t2c_v2_p1[4];
+        t2c_v2[5] = t2c_v2_p1[5];
+        t2c_v2[6] = t2c_v2_p1[6];
+        t2c_v2[7] = t2c_v2_p1[7];
+        acc[0] += t2c_v2[0];
+        acc[1] += t2c_v2[1];
+        acc[2] += t2c_v2[2];
+        acc[3] += t2c_v2[3];
+        acc[4] += t2c_v2[4];
+        acc[5] += t2c_v2[5];
+        acc[6] += t2c_v2[6];
+        acc[7] += t2c_v2[7];
+        if (it + 2 < n) {  // t2c_v2_p1, 2 iterations ahead
+          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+            t2c_v2_p1[0] = t2c_w5.v[0];
+            t2c_v2_p1[1] = t2c_w5.v[1];
+            t2c_v2_p1[2] = t2c_w5.v[2];
+            t2c_v2_p1[3] = t2c_w5.v[3];
+          } else {
+            t2c_v2_p1[0] = 0.0f;
+            t2c_v2_p1[1] = 0.0f;
+            t2c_v2_p1[2] = 0.0f;
+            t2c_v2_p1[3] = 0.0f;
+          }
+          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+            t2c_v2_p1[4] = t2c_w6.v[0];
+            t2c_v2_p1[5] = t2c_w6.v[1];
+            t2c_v2_p1[6] = t2c_w6.v[2];
+            t2c_v2_p1[7] = t2c_w6.v[3];
+          } else {
+            t2c_v2_p1[4] = 0.0f;
+            t2c_v2_p1[5] = 0.0f;
+            t2c_v2_p1[6] = 0.0f;
+            t2c_v2_p1[7] = 0.0f;
+          }
         }
       }
-      acc[0] += t2c_v2[0];
-      acc[1] += t2c_v2[1];
-      acc[2] += t2c_v2[2];
-      acc[3] += t2c_v2[3];
-      acc[4] += t2c_v2[4];
-      acc[5] += t2c_v2[5];
-      acc[6] += t2c_v2[6];
-      acc[7] += t2c_v2[7];
+      if (t2c_it4 + 1 >= n) break;
+      {  // its slot 2 of each ring
+        const int it = t2c_it4 + 1;
+        // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
+        float t2c_v2[8];
+        t2c_v2[0] = t2c_v2_p2[0];
+        t2c_v2[1] = t2c_v2_p2[1];
+        t2c_v2[2] = t2c_v2_p2[2];
+        t2c_v2[3] = t2c_v2_p2[3];
+        t2c_v2[4] = t2c_v2_p2[4];
+        t2c_v2[5] = t2c_v2_p2[5];
+        t2c_v2[6] = t2c_v2_p2[6];
+        t2c_v2[7] = t2c_v2_p2[7];
+        acc[0] += t2c_v2[0];
+        acc[1] += t2c_v2[1];
+        acc[2] += t2c_v2[2];
+        acc[3] += t2c_v2[3];
+        acc[4] += t2c_v2[4];
+        acc[5] += t2c_v2[5];
+        acc[6] += t2c_v2[6];
+        acc[7] += t2c_v2[7];
+        if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
+          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+            t2c_v2_p2[0] = t2c_w7.v[0];
+            t2c_v2_p2[1] = t2c_w7.v[1];
+            t2c_v2_p2[2] = t2c_w7.v[2];
+            t2c_v2_p2[3] = t2c_w7.v[3];
+          } else {
+            t2c_v2_p2[0] = 0.0f;
+            t2c_v2_p2[1] = 0.0f;
+            t2c_v2_p2[2] = 0.0f;
+            t2c_v2_p2[3] = 0.0f;
+          }
+          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+            t2c_v2_p2[4] = t2c_w8.v[0];
+            t2c_v2_p2[5] = t2c_w8.v[1];
+            t2c_v2_p2[6] = t2c_w8.v[2];
+            t2c_v2_p2[7] = t2c_w8.v[3];
+          } else {
+            t2c_v2_p2[4] = 0.0f;
+            t2c_v2_p2[5] = 0.0f;
+            t2c_v2_p2[6] = 0.0f;
+            t2c_v2_p2[7] = 0.0f;
+          }
+        }
+      }
     }
     // pipeline-var-chain.tl:18: O[0 :+ 16, 0 :+ 64] = acc
     t2c::stg_vec<4>(O + t2c_r0 * 64 + t2c_c0, t2c::Vec<float, 4>{{acc[0], acc[1], acc[2], acc[3]}});
@@ -172,43 +215,70 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
       t2c_v2_p2[6] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
       t2c_v2_p2[7] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
-    for (int it = 0; it < n; ++it) {
-      // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
-      float t2c_v2[8];
-      t2c_v2[0] = t2c_v2_p1[0];
-      t2c_v2[1] = t2c_v2_p1[1];
-      t2c_v2[2] = t2c_v2_p1[2];
-      t2c_v2[3] = t2c_v2_p1[3];
-      t2c_v2[4] = t2c_v2_p1[4];
-      t2c_v2[5] = t2c_v2_p1[5];
-      t2c_v2[6] = t2c_v2_p1[6];
-      t2c_v2[7] = t2c_v2_p1[7];
-      t2c_v2_p1[0] = t2c_v2_p2[0];
-      t2c_v2_p1[1] = t2c_v2_p2[1];
-      t2c_v2_p1[2] = t2c_v2_p2[2];
-      t2c_v2_p1[3] = t2c_v2_p2[3];
-      t2c_v2_p1[4] = t2c_v2_p2[4];
-      t2c_v2_p1[5] = t2c_v2_p2[5];
-      t2c_v2_p1[6] = t2c_v2_p2[6];
-      t2c_v2_p1[7] = t2c_v2_p2[7];
-      if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
-        t2c_v2_p2[0] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-        t2c_v2_p2[1] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p2[2] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p2[3] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p2[4] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-        t2c_v2_p2[5] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p2[6] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p2[7] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+    for (int t2c_it9 = 0; t2c_it9 < n; t2c_it9 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
+      {  // its slot 1 of each ring
+        const int it = t2c_it9;
+        // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
+        float t2c_v2[8];
+        t2c_v2[0] = t2c_v2_p1[0];
+        t2c_v2[1] = t2c_v2_p1[1];
+        t2c_v2[2] = t2c_v2_p1[2];
+        t2c_v2[3] = t2c_v2_p1[3];
+        t2c_v2[4] = t2c_v2_p1[4];
+        t2c_v2[5] = t2c_v2_p1[5];
+        t2c_v2[6] = t2c_v2_p1[6];
+        t2c_v2[7] = t2c_v2_p1[7];
+        acc[0] += t2c_v2[0];
+        acc[1] += t2c_v2[1];
+        acc[2] += t2c_v2[2];
+        acc[3] += t2c_v2[3];
+        acc[4] += t2c_v2[4];
+        acc[5] += t2c_v2[5];
+        acc[6] += t2c_v2[6];
+        acc[7] += t2c_v2[7];
+        if (it + 2 < n) {  // t2c_v2_p1, 2 iterations ahead
+          t2c_v2_p1[0] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p1[1] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p1[2] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p1[3] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          t2c_v2_p1[4] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p1[5] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p1[6] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p1[7] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+        }
       }
-      acc[0] += t2c_v2[0];
-      acc[1] += t2c_v2[1];
-      acc[2] += t2c_v2[2];
-      acc[3] += t2c_v2[3];
-      acc[4] += t2c_v2[4];
-      acc[5] += t2c_v2[5];
-      acc[6] += t2c_v2[6];
-      acc[7] += t2c_v2[7];
+      if (t2c_it9 + 1 >= n) break;
+      {  // its slot 2 of each ring
+        const int it = t2c_it9 + 1;
+        // pipeline-var-chain.tl:16: acc += X[m0 :+ 16, 0 :+ 64]
+        float t2c_v2[8];
+        t2c_v2[0] = t2c_v2_p2[0];
+        t2c_v2[1] = t2c_v2_p2[1];
+        t2c_v2[2] = t2c_v2_p2[2];
+        t2c_v2[3] = t2c_v2_p2[3];
+        t2c_v2[4] = t2c_v2_p2[4];
+        t2c_v2[5] = t2c_v2_p2[5];
+        t2c_v2[6] = t2c_v2_p2[6];
+        t2c_v2[7] = t2c_v2_p2[7];
+        acc[0] += t2c_v2[0];
+        acc[1] += t2c_v2[1];
+        acc[2] += t2c_v2[2];
+        acc[3] += t2c_v2[3];
+        acc[4] += t2c_v2[4];
+        acc[5] += t2c_v2[5];
+        acc[6] += t2c_v2[6];
+        acc[7] += t2c_v2[7];
+        if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
+          t2c_v2_p2[0] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p2[1] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p2[2] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p2[3] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          t2c_v2_p2[4] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p2[5] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p2[6] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p2[7] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+        }
+      }
     }
     // pipeline-var-chain.tl:18: O[0 :+ 16, 0 :+ 64] = acc
     O[t2c_r0 * 64 + t2c_c0] = acc[0];

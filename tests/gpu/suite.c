@@ -6160,6 +6160,75 @@ static void t_packed_rings(Tally *T) {
   }
 }
 
+/* ring_rotate (tests/gpu/ring_rotate.tl): a W8A16 GEMV whose rings of 3 values rotate (3 copies
+ * of the loop body an iteration): Y[n] = sum over groups g of S[n, g] * sum_k W[n, k] X[k], the
+ * group sums in f32 as the kernel's. N ragged; K = 128 x 1..7: fewer iterations than slots, as
+ * many, one and two more, 2 x 3 + 1. sm_90 and sm_80. */
+static void t_ring_rotate(Tally *T) {
+  static const int NS[] = {37, 100, 1, 130, 64, 33, 200};
+  static const char *const targets[] = {NULL, "sm_80"};
+  for (int c = 0; c < 14; c++) {
+    int N = NS[c % 7], groups = c % 7 + 1, K = 128 * groups;
+    const char *tg = targets[c / 7];
+    Rng r = rng_seed("ring_rotate", (uint64_t)c);
+    Call k;
+    call_init(&k, "ring_rotate.tl", "gemv_w8a16");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *X = call_in(&k, "X", F16, 1, SHAPE(K));
+    Ten *W = call_in(&k, "W", I8, 2, SHAPE(N, K));
+    Ten *S = call_in(&k, "S", F16, 2, SHAPE(N, groups));
+    Ten *Y = call_out(&k, "Y", F16, 1, SHAPE(N));
+    fill_uniform(X, &r, -1, 1);
+    fill_int(W, &r, -128, 127);
+    fill_uniform(S, &r, 0.001, 0.02);
+    for (int n = 0; n < N; n++) {
+      double a = 0;
+      for (int g = 0; g < groups; g++) {
+        double q = 0;
+        for (int t = g * 128; t < (g + 1) * 128; t++) q += A2(W, n, t) * X->v[t];
+        a += q * A2(S, n, g);
+      }
+      Y->ref[n] = round_dt(F16, a);
+    }
+    char l[64];
+    label(l, sizeof l, "gemv_w8a16 %s%sN=%d K=%d", tg ? tg : "", tg ? " " : "", N, K);
+    CHECK(T, call_check(&k, "ring_rotate", l));
+    call_free(&k);
+  }
+}
+
+/* ring_rotate_rows (tests/gpu/ring_rotate_rows.tl): rings of 2 values that rotate, in a loop that
+ * also stores: Y = 2 X, O = the row sums of X (u8, every value 0-255). N gives 1 to 5 iterations
+ * of 64 columns, the last one ragged or whole; M ragged. sm_90 and sm_80. */
+static void t_ring_rotate_rows(Tally *T) {
+  static const int MN[][2] = {{37, 1}, {16, 63}, {5, 64}, {33, 65}, {20, 128}, {17, 200}, {40, 300}};
+  static const char *const targets[] = {NULL, "sm_80"};
+  for (int c = 0; c < 14; c++) {
+    int M = MN[c % 7][0], N = MN[c % 7][1];
+    const char *tg = targets[c / 7];
+    Rng r = rng_seed("ring_rotate_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "ring_rotate_rows.tl", "rows_rotate");
+    if (tg) snprintf(k.target, sizeof k.target, "%s", tg);
+    Ten *X = call_in(&k, "X", U8, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    Ten *O = call_out(&k, "O", F32, 1, SHAPE(M));
+    fill_int(X, &r, 0, 255);
+    for (int i = 0; i < M; i++) {
+      double a = 0;
+      for (int j = 0; j < N; j++) {
+        R2(Y, i, j) = 2.0 * A2(X, i, j);
+        a += A2(X, i, j);
+      }
+      O->ref[i] = a;
+    }
+    char l[64];
+    label(l, sizeof l, "rows_rotate %s%sM=%d N=%d", tg ? tg : "", tg ? " " : "", M, N);
+    CHECK(T, call_check(&k, "ring_rotate_rows", l));
+    call_free(&k);
+  }
+}
+
 /* rings_min_blocks (tests/gpu/rings_min_blocks.tl): a W4A16 GEMM whose weights' register
  * rings are not made at @launch(256, 2) (w4_min2: a budget of 96) and made at @launch(256)
  * (w4_plain); ragged M and N, K a multiple of 128 (the kernels assume it), more k blocks
@@ -9861,6 +9930,8 @@ static const Test tests[] = {
     {"pipeline_reload", t_pipeline_reload},
     {"dequant_pipelined", t_dequant_pipelined},
     {"packed_rings", t_packed_rings},
+    {"ring_rotate", t_ring_rotate},
+    {"ring_rotate_rows", t_ring_rotate_rows},
     {"rings_min_blocks", t_rings_min_blocks},
     {"residual_epilogue", t_residual_epilogue},
     {"inplace_epilogue", t_inplace_epilogue},

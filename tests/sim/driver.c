@@ -439,6 +439,48 @@ static void test_philox_kat(void) {
   }
 }
 
+/* t2c::byte_perm against __byte_perm's specification (CUDA Math API; PTX ISA prmt.b32, default
+ * mode, selector nibbles 0-7): byte n of the result is byte s<4n+2:4n> of the eight bytes
+ * {y, x}, x's lowest first; every selector value in every nibble, on pseudo-random words.
+ * t2c::part_f32 exhaustively: byte k of W[i] as f32 is exactly (signed char) and (unsigned
+ * char) of that byte, for all 256 values at each of the 4 places. */
+static void test_byte_perm(void) {
+  enum { N = 256 };
+  static unsigned x[N], y[N], sel[N], o[N], w[N];
+  static float f[8 * N];
+  uint64_t st = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < N; i++) {
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = (unsigned)(st >> 32);
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    y[i] = (unsigned)(st >> 32);
+    /* nibble n takes (i >> 3n) & 7: every value in every nibble across i */
+    sel[i] = (unsigned)((i & 7) | ((i >> 3) & 7) << 4 | ((i >> 6) & 3) << 8 | (7 - (i & 7)) << 12);
+    w[i] = (unsigned)i | (unsigned)((i + 64) & 255) << 8 | (unsigned)((i + 128) & 255) << 16 | (unsigned)((i + 192) & 255) << 24;
+  }
+  T2cSimTensor tx = tensor(x, N, 4, "X"), ty = tensor(y, N, 4, "Y"), ts = tensor(sel, N, 4, "S"), to = tensor(o, N, 4, "O"),
+               tw = tensor(w, N, 4, "W"), tf = tensor(f, 8 * N, 4, "F");
+  int n = N;
+  void *args[] = {&tx, &ty, &ts, &to, &tw, &tf, &n};
+  Run r = {"byte_perm_k", {1, 1, 1}, 64, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("byte_perm", launch(&r, args, 7, 1u << 3 | 1u << 5, err), err)) return;
+  for (int i = 0; i < N; i++) {
+    unsigned want = 0;
+    for (int b = 0; b < 4; b++) {
+      unsigned idx = (sel[i] >> (4 * b)) & 7, src = idx < 4 ? x[i] : y[i];
+      want |= ((src >> (8 * (idx & 3))) & 0xffu) << (8 * b);
+    }
+    if (o[i] != want) fail("byte_perm", "byte_perm(%08x, %08x, %04x) = %08x, want %08x", x[i], y[i], sel[i], o[i], want);
+    for (int k = 0; k < 4; k++) {
+      unsigned char u = (unsigned char)(w[i] >> (8 * k));
+      float s8 = (float)(u >= 128 ? (int)u - 256 : (int)u), u8 = (float)u;
+      if (f[8 * i + k] != s8) fail("byte_perm", "part_f32<s8>(%08x, %d) = %.9g, want %.9g", w[i], k, f[8 * i + k], s8);
+      if (f[8 * i + 4 + k] != u8) fail("byte_perm", "part_f32<u8>(%08x, %d) = %.9g, want %.9g", w[i], k, f[8 * i + 4 + k], u8);
+    }
+  }
+}
+
 /* t2c::exp and t2c::exp2 of f32 against the specification of ex2.approx.ftz.f32
  * (PTX ISA) as CUDA states its accuracy: exp2 within 2 ulp of 2^x, exp within
  * 2 + 1.173 |x| ulp of e^x (__expf's bound: the product x * log2(e) is rounded
@@ -1379,6 +1421,7 @@ int main(int argc, char **argv) {
   test_dyn_rotate();
   test_mathfns();
   test_philox_kat();
+  test_byte_perm();
   test_exp_approx();
   test_race();
   test_oob();

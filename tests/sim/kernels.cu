@@ -422,6 +422,30 @@ static void t2c_sim_tramp_philox_kat(void *const *a) {
 }
 T2C_SIM_REGISTER(philox_kat, t2c_sim_tramp_philox_kat)
 
+// rt.cuh's byte_perm (__byte_perm, PTX prmt.b32) of X[i], Y[i] with selector S[i] into O[i];
+// and part_f32 of each byte of W[i], as s8 into F[8 i + k], as u8 into F[8 i + 4 + k].
+extern "C" __global__ void __launch_bounds__(64)
+byte_perm_k(t2c_sim::tensor<const unsigned> X, t2c_sim::tensor<const unsigned> Y, t2c_sim::tensor<const unsigned> S,
+            t2c_sim::tensor<unsigned> O, t2c_sim::tensor<const unsigned> W, t2c_sim::tensor<float> F, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    O[i] = t2c::byte_perm(X[i], Y[i], S[i]);
+    for (int k = 0; k < 4; k++) {
+      F[8 * i + k] = t2c::part_f32<signed char>(W[i], k);
+      F[8 * i + 4 + k] = t2c::part_f32<unsigned char>(W[i], k);
+    }
+  }
+}
+static void t2c_sim_tramp_byte_perm_k(void *const *a) {
+  byte_perm_k(t2c_sim::tensor<const unsigned>(static_cast<const T2cSimTensor *>(a[0])),
+              t2c_sim::tensor<const unsigned>(static_cast<const T2cSimTensor *>(a[1])),
+              t2c_sim::tensor<const unsigned>(static_cast<const T2cSimTensor *>(a[2])),
+              t2c_sim::tensor<unsigned>(static_cast<const T2cSimTensor *>(a[3])),
+              t2c_sim::tensor<const unsigned>(static_cast<const T2cSimTensor *>(a[4])),
+              t2c_sim::tensor<float>(static_cast<const T2cSimTensor *>(a[5])), *static_cast<const int *>(a[6]));
+}
+T2C_SIM_REGISTER(byte_perm_k, t2c_sim_tramp_byte_perm_k)
+
 // t2c::exp and t2c::exp2 of f32 (the CPU backend's ex2.approx.ftz.f32), one
 // element per thread.
 extern "C" __global__ void __launch_bounds__(256)

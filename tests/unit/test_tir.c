@@ -1120,6 +1120,112 @@ Test(tir_pipeline, a_continue_keeps_the_loads_in_place) {
   cr_assert(in && !in->pf_var, "a continue would skip the ring's shift");
 }
 
+/* The loop of src (a kernel of X, Z and Y over N, at least one @pipeline loop) after every stage. */
+static const TirOp *rotated_loop(const char *body, TirKernel **K) {
+  static char src[512];
+  snprintf(src, sizeof src, "@launch(64)\nkernel k(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) {\n%s}\n", body);
+  const char *why = NULL;
+  *K = build(src, NULL, &why);
+  cr_assert(*K, "not lowered: %s", why ? why : diag_text);
+  return find_op(&(*K)->body, TO_FOR);
+}
+
+Test(tir_pipeline, rings_of_equal_depth_rotate_each_copy_taking_and_refilling_its_own_slot) {
+  TirKernel *K;
+  const TirOp *loop = rotated_loop("  @pipeline(4)\n  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] * Z[i :+ 64]\n  }\n", &K);
+  cr_assert_eq(loop->rot, 3);
+  cr_assert(loop->rbody);
+  /* the body as pipeline.c made it: per ring a take of slot 1, two shifts, a fill of slot 3 */
+  TirVar **rings[2];
+  int nr = 0, shifts = 0;
+  for (int i = 0; i < loop->body.ops.len; i++) {
+    const TirOp *op = loop->body.ops.items[i];
+    if (op->ring_role == TIR_RING_TAKE) rings[nr++] = op->ring;
+    shifts += op->ring_role == TIR_RING_SHIFT;
+  }
+  cr_assert_eq(nr, 2);
+  cr_assert_eq(shifts, 4);
+  for (int j = 0; j < 3; j++) {
+    const TirBlock *b = &loop->rbody[j];
+    int last_take = -1, first_fill = -1, fills = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+      const TirOp *op = b->ops.items[i];
+      cr_assert_neq(op->ring_role, TIR_RING_SHIFT, "copy %d shifts a ring", j);
+      bool mine = false;
+      for (int r = 0; r < nr; r++) {
+        if (op->kind == TO_ASSIGN && op->expr && tir_hoisted(K, op->expr) == rings[r][1 + j]) last_take = i;
+        for (int o = 1; o <= 3; o++)
+          if (o != j + 1 && op->expr && tir_hoisted(K, op->expr) == rings[r][o]) cr_assert_fail("copy %d reads slot %d", j, o);
+        mine |= op->kind == TO_LOAD && op->dst == rings[r][1 + j];
+      }
+      if (mine) {
+        cr_assert_eq(op->pf_k, 3, "the fill is 3 iterations ahead of its copy's");
+        cr_assert(op->pf_var && !op->pf_base);
+        if (first_fill < 0) first_fill = i;
+        fills++;
+      } else if (op->kind == TO_LOAD && op->pf_var) {
+        cr_assert_fail("copy %d fills another slot", j);
+      }
+    }
+    cr_assert_eq(fills, 2, "copy %d fills its slot of each ring", j);
+    cr_assert(last_take >= 0 && first_fill > last_take, "copy %d refills its slots after it takes them", j);
+    for (int i = first_fill; i < b->ops.len; i++)
+      cr_assert_eq(((const TirOp *)b->ops.items[i])->kind, TO_LOAD, "only the fills follow the first fill");
+  }
+}
+
+Test(tir_pipeline, a_ring_of_one_value_is_refilled_at_the_end_and_unrolled_or_nested_loops_do_not_rotate) {
+  TirKernel *K;
+  const TirOp *loop = rotated_loop("  @pipeline(2)\n  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] * 2.0\n  }\n", &K);
+  cr_assert_eq(loop->rot, 1);
+  const TirBlock *b = &loop->rbody[0];
+  const TirOp *last = b->ops.items[b->ops.len - 1];
+  cr_assert(last->kind == TO_LOAD && last->pf_var && last->pf_k == 1, "the fill comes last");
+  loop = rotated_loop("  @pipeline(3)\n  @unroll(2)\n  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] * 2.0\n  }\n", &K);
+  cr_assert(loop->body.ops.len && !loop->rot && !loop->rbody, "the user's unrolling is kept");
+  loop = rotated_loop("  @pipeline(3)\n  for i in range(0, N, 64) {\n    Y[i :+ 64] = X[i :+ 64] * 2.0\n"
+                      "    for j in range(0, 2) {\n      Z[i :+ 64] = X[i :+ 64] + f32(j)\n    }\n  }\n", &K);
+  cr_assert_eq(count_ops(&loop->body, TO_FOR), 1);
+  cr_assert(!loop->rot && !loop->rbody, "a loop inside is not copied");
+}
+
+/* The takes of rbody[j] of loop (TirOp.mirror): how many, and how many mirror their slot. */
+static void takes_of(const TirKernel *K, const TirOp *loop, int j, int *takes, int *mirrors) {
+  *takes = *mirrors = 0;
+  for (int i = 0; i < loop->rbody[j].ops.len; i++) {
+    const TirOp *op = loop->rbody[j].ops.items[i];
+    const TirVar *h = op->kind == TO_ASSIGN && op->expr ? tir_hoisted(K, op->expr) : NULL;
+    if (h && h->packed) *takes += 1, *mirrors += op->mirror;
+  }
+}
+
+Test(tir_pipeline, a_rotated_copy_converts_an_8_bit_value_from_its_slot_unless_the_value_is_written_again) {
+  const char *why = NULL;
+  TirKernel *K = build("@launch(64)\nkernel k(X: tensor<i8>[N], Y: tensor<f32>[N]) {\n  @pipeline(3)\n"
+                       "  for i in range(0, N, 256) {\n    var x = X[i :+ 256]\n    Y[i :+ 256] = f32(x) * 2.0\n  }\n}\n",
+                       NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  const TirOp *loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(loop->rot, 2);
+  int takes, mirrors;
+  for (int j = 0; j < 2; j++) {
+    takes_of(K, loop, j, &takes, &mirrors);
+    cr_assert_eq(takes, 1);
+    cr_assert_eq(mirrors, 1, "copy %d reads the slot's words", j);
+  }
+  cr_assert(var_named(K, "x")->mirrored);
+  K = build("@launch(64)\nkernel k(X: tensor<i8>[N], Y: tensor<f32>[N]) {\n  @pipeline(3)\n"
+            "  for i in range(0, N, 256) {\n    var x = X[i :+ 256]\n    x = x + 1\n    Y[i :+ 256] = f32(x) * 2.0\n  }\n}\n",
+            NULL, &why);
+  cr_assert(K, "not lowered: %s", why ? why : diag_text);
+  loop = find_op(&K->body, TO_FOR);
+  cr_assert_eq(loop->rot, 2);
+  takes_of(K, loop, 0, &takes, &mirrors);
+  cr_assert_eq(takes, 1);
+  cr_assert_eq(mirrors, 0, "x = x + 1 makes x differ from its slot");
+  cr_assert_not(var_named(K, "x")->mirrored);
+}
+
 /* ------------------------------------------------------------ dot */
 
 static const char *gemm_src(int bm, int bn, int threads, const char *tail) {
