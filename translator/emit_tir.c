@@ -85,6 +85,9 @@ typedef struct Printer {
    * wgmma accumulator only converted into another dot's A fragments names neither,
    * and nvcc warns of an unread one (#177-D) */
   unsigned char *wtile;
+  /* the layouts whose t2c_r<id> (1) and t2c_c<id> (2) the body names (coord): ctx_vars declares
+   * only those (an op under a test the printer drops named one of a [1, 32] layout's: #177-D) */
+  unsigned char *coords;
 } Printer;
 
 /* An op of many elements reads each tensor element of scalar indices (X[i, j] in its
@@ -132,6 +135,13 @@ static const char *wtile_col(Printer *P, const Layout *l) {
   return F("t2c_wc%d", l->id);
 }
 
+/* t2c_r<id> (axis 0) or t2c_c<id> (axis 1): this thread's first row or column in layout l,
+ * as the body names it (Printer.coords). */
+static const char *coord(Printer *P, const Layout *l, int axis) {
+  P->coords[l->id] |= (unsigned char)(1 << axis);
+  return F(axis ? "t2c_c%d" : "t2c_r%d", l->id);
+}
+
 static const char *ctype(ElemType t) { return elem_ctypes[t]; }
 
 /* ------------------------------------------------------------ coordinates */
@@ -159,7 +169,7 @@ static const char *row_of(Printer *P, At at) {
   if (at.lay->kind == LY_SLICE && at.lay->dim == 0) return "0";
   int k = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr); /* mma: the warp's rows are contiguous */
   if (P->roll == p) return plus_k(P, P->roll_row, k);
-  return row_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_r%d", p->id), k);
+  return row_base_zero(p) ? F("%d", k) : plus_k(P, coord(P, p, 0), k);
 }
 
 static const char *col_of(Printer *P, At at) {
@@ -175,10 +185,10 @@ static const char *col_of(Printer *P, At at) {
   int step = p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec, k = at.ic * step + at.v;
   if (P->rollc == p) { /* repeat roll_col of the loop */
     const char *j = F("%s * %d", P->roll_col, step);
-    const char *b = col_base_zero(p) ? j : F("t2c_c%d + %s", p->id, j);
+    const char *b = col_base_zero(p) ? j : F("%s + %s", coord(P, p, 1), j);
     return plus_k(P, b, at.v);
   }
-  return col_base_zero(p) ? F("%d", k) : plus_k(P, F("t2c_c%d", p->id), k);
+  return col_base_zero(p) ? F("%d", k) : plus_k(P, coord(P, p, 1), k);
 }
 
 /* The coordinates an expression sees: relative to a window being written. */
@@ -295,7 +305,7 @@ static void each_elem(Printer *P, const TirOp *op, const Layout *l, int step, El
     P->indent++;
     const char *r = rstep == 1 ? i : F("%s * %d", i, rstep);
     P->roll = p;
-    P->roll_row = row_base_zero(p) ? r : F("t2c_r%d + %s", p->id, r);
+    P->roll_row = row_base_zero(p) ? r : F("%s + %s", coord(P, p, 0), r);
     nr = 1;
   }
   int c0 = 0;
@@ -979,7 +989,7 @@ static void load_at(Printer *P, const TirOp *op, At at, int n) {
 /* The first replica of a slice stores (its values are the same in every replica). */
 static const char *replica_guard(Printer *P, const Layout *l) {
   if (!layout_replicated(l)) return NULL;
-  return l->dim == 1 ? F("t2c_c%d == 0", l->parent->id) : F("t2c_r%d == 0", l->parent->id);
+  return F("%s == 0", coord(P, l->parent, l->dim == 1));
 }
 
 static void store_at(Printer *P, const TirOp *op, At at, int n);
@@ -1581,10 +1591,10 @@ static const char *line_of(Printer *P, const TirOp *op, int l, int k) {
   if (op->lay->kind == LY_SLICE) return F("%d", k); /* one row or column */
   if (op->axis == 1) {
     int r = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr) + k;
-    return row_base_zero(p) ? F("%d", r) : plus_k(P, F("t2c_r%d", p->id), r);
+    return row_base_zero(p) ? F("%d", r) : plus_k(P, coord(P, p, 0), r);
   }
   int c = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec + at.v + k;
-  return col_base_zero(p) ? F("%d", c) : plus_k(P, F("t2c_c%d", p->id), c);
+  return col_base_zero(p) ? F("%d", c) : plus_k(P, coord(P, p, 1), c);
 }
 
 /* Whether line l lies inside the value (NULL: always). */
@@ -1869,7 +1879,7 @@ static const char *at_idx(Printer *P, const TirBuf *f, At at) {
   /* rows rolled into a loop (TirOp.rolled): the row is the loop's, not repeat at.ir */
   if (!f->cm8 || at.lay->kind != LY_BLOCKED || P->roll == p) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   int kr = at.ir * p->lr * (layout_warp_tiles(p) ? 1 : p->wr), kc = at.ic * p->lc * (layout_warp_tiles(p) ? 1 : p->wc) * p->vec;
-  const char *rb = row_base_zero(p) ? "0" : F("t2c_r%d", p->id), *cb = col_base_zero(p) ? "0" : F("t2c_c%d", p->id);
+  const char *rb = row_base_zero(p) ? "0" : coord(P, p, 0), *cb = col_base_zero(p) ? "0" : coord(P, p, 1);
   if (kr % 8 || kc % 8 || 8 % p->vec) return elem_idx(P, f, row_of(P, at), col_of(P, at));
   if (f->swz) { /* whole rows of 8 and whole atoms leave the swizzle's bits alone; so does a run inside a chunk */
     int e = swz_cols(f);
@@ -2065,8 +2075,8 @@ static void sum_elem(Printer *P, const TirOp *op, At at, void *ctx) {
 static void print_sum(Printer *P, const TirOp *op) {
   SumCtx s = {0, NULL};
   const Layout *l = op->lay, *p = parent_of(l);
-  if (l->kind == LY_SLICE && l->dim == 1 && !col_base_zero(p)) s.holder = F("t2c_c%d == 0", p->id);
-  if (l->kind == LY_SLICE && l->dim == 0 && !row_base_zero(p)) s.holder = F("t2c_r%d == 0", p->id);
+  if (l->kind == LY_SLICE && l->dim == 1 && !col_base_zero(p)) s.holder = F("%s == 0", coord(P, p, 1));
+  if (l->kind == LY_SLICE && l->dim == 0 && !row_base_zero(p)) s.holder = F("%s == 0", coord(P, p, 0));
   each_elem(P, op, op->lay, 1, sum_elem, &s);
   line(P, "%s[0] = t2c::fold_sum<%d>(%s[0]);", op->dst->cname, P->K->t->lanes, op->dst->cname);
 }
@@ -2223,7 +2233,7 @@ static void print_dot_simt(Printer *P, const TirOp *op) {
     P->indent++;
     const char *r = step == 1 ? i : F("%s * %d", i, step);
     P->roll = l;
-    P->roll_row = row_base_zero(l) ? r : F("t2c_r%d + %s", l->id, r);
+    P->roll_row = row_base_zero(l) ? r : F("%s + %s", coord(P, l, 0), r);
     d = F("t2c_d%d", P->ctr++);
     line(P, "%s %s[%d];", ctype(op->dst->elem), d, nc);
     for (int ic = 0; ic < ncr; ic++)
@@ -3585,22 +3595,23 @@ static const char *ctx_vars(Printer *P) {
   for (int i = 0; i < K->layouts.len; i++) {
     const Layout *l = K->layouts.items[i];
     if (!l->used) continue;
+    bool coord_r = l->coord_r && (P->coords[l->id] & 1), coord_c = l->coord_c && (P->coords[l->id] & 2);
     if (l->mma) {
       const char *wr = l->wr == 1 ? "0" : F("%s * %d", l->wc == 1 ? "warp" : F("(warp / %d)", l->wc), l->rr * 8);
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * 8);
-      bool need_wr = l->coord_r || (P->wtile[l->id] & 1), need_wc = l->coord_c || (P->wtile[l->id] & 2);
+      bool need_wr = coord_r || (P->wtile[l->id] & 1), need_wc = coord_c || (P->wtile[l->id] & 2);
       if (need_wr && need_wc)
         buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
       else if (need_wr)
         buf_printf(&b, "  const int t2c_wr%d = %s;  // L%d: this warp's tile's first row\n", l->id, wr, l->id);
       else if (need_wc)
         buf_printf(&b, "  const int t2c_wc%d = %s;  // L%d: this warp's tile's first column\n", l->id, wc, l->id);
-      if (l->coord_r && l->coord_c)
+      if (coord_r && coord_c)
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4, t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first row and column\n",
                    l->id, l->id, l->id, l->id);
-      else if (l->coord_r)
+      else if (coord_r)
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / 4;  // and this thread's first row\n", l->id, l->id);
-      else if (l->coord_c)
+      else if (coord_c)
         buf_printf(&b, "  const int t2c_c%d = t2c_wc%d + lane %% 4 * 2;  // and this thread's first column\n", l->id, l->id);
       continue;
     }
@@ -3609,7 +3620,7 @@ static const char *ctx_vars(Printer *P) {
       const char *wc = l->wc == 1 ? "0" : F("%s * %d", l->wr == 1 ? "warp" : F("(warp %% %d)", l->wc), l->rc * l->lc * l->vec);
       /* only what an op reads (Layout.coord_r, coord_c), as the other layouts: a fold's
        * partials carried across a loop in an mma layout's warp tiles may read neither */
-      bool need_r = l->coord_r, need_c = l->coord_c;
+      bool need_r = coord_r, need_c = coord_c;
       if (need_r && need_c) {
         buf_printf(&b, "  const int t2c_wr%d = %s, t2c_wc%d = %s;  // L%d: this warp's tile\n", l->id, wr, l->id, wc, l->id);
         buf_printf(&b, "  const int t2c_r%d = t2c_wr%d + lane / %d, t2c_c%d = t2c_wc%d + lane %% %d * %d;  // and this thread's first row and column\n",
@@ -3640,7 +3651,7 @@ static const char *ctx_vars(Printer *P) {
     if (strcmp(cw, "0") != 0 && l->vec > 1 && !strchr(cw, ' ')) c = F("%s * %d", cw, l->vec);
     /* declared where an op reads them alone: nvcc warns of one never read (#177-D; a [1, 1]
      * column sum read whole from a shared copy, in a [1, N] layout, reads neither) */
-    bool need_r = !row_base_zero(l) && l->coord_r, need_c = !col_base_zero(l) && l->coord_c;
+    bool need_r = !row_base_zero(l) && coord_r, need_c = !col_base_zero(l) && coord_c;
     if (need_r && need_c)
       buf_printf(&b, "  const int t2c_r%d = %s, t2c_c%d = %s;  // L%d: this thread's first row and column\n", l->id,
                  r, l->id, c, l->id);
@@ -3783,6 +3794,7 @@ void emit_tir_kernel(TirKernel *K, const EmitOptions *o, const char *line_file, 
   Printer pr = {.K = K, .a = K->a, .o = o, .line_file = line_file};
   Printer *P = &pr;
   P->wtile = NEW_ARRAY(K->a, unsigned char, K->layouts.len);
+  P->coords = NEW_ARRAY(K->a, unsigned char, K->layouts.len);
   const char *body = body_text(P);
   /* __launch_bounds__ where ptxas must keep to it: a count of blocks per SM (@launch's, or
    * the translator's plan), or more threads than the target's most registers a thread
