@@ -60,8 +60,14 @@ static void reassigned_stmt(Stmt *s, void *ctx) {
   if (s->kind != S_ASSIGN) return;
   const Expr *l = s->u.assign.lhs;
   if (l->kind == E_INDEX) l = l->u.index.base;
-  if (l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->kind == SY_VAR)
-    ((Sym *)l->u.ident.sym)->reassigned = true;
+  if (!(l->kind == E_IDENT && l->u.ident.sym && l->u.ident.sym->kind == SY_VAR)) return;
+  Sym *y = (Sym *)l->u.ident.sym;
+  y->reassigned = true;
+  if (y->ty.rank || l != s->u.assign.lhs) return;
+  for (int i = 0; i < y->nassigns && i < 8; i++)
+    if (y->assigns[i] == s) return; /* (marked again: check.c, then lower.c) */
+  if (y->nassigns < 8) y->assigns[y->nassigns] = s;
+  if (y->nassigns <= 8) y->nassigns++;
 }
 
 void facts_mark_reassigned(Block *b) { facts_walk_stmts(b, reassigned_stmt, NULL); }
@@ -77,6 +83,28 @@ static bool widening_cast(const Expr *x) {
   int b = unsigned_bits(x->u.call.args[0]->ty.elem);
   ElemType t = x->u.call.cast;
   return b && (t == T_I64 || t == T_U32 || (t == T_I32 && b < 32));
+}
+
+static bool nonneg_in(const Expr *x, int *work);
+
+/* A scalar var assigned after its declaration is never negative where its initial value is not
+ * and every assignment keeps it so: = of a value that is not, or +=, *=, /= of one (`var qs = 0;
+ * if causal != 0 { qs = k0 }`, the start of a causal loop). By induction over the assignments in
+ * the order they run: within the proof the var itself (and each var the proof reaches again)
+ * counts as non-negative. */
+static bool assigned_nonneg(Sym *y, int *work) {
+  if (y->nonneg_visit) return true;
+  if (y->nassigns > 8 || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init) return false;
+  y->nonneg_visit = true;
+  bool ok = nonneg_in(y->decl->u.decl.init, work);
+  for (int i = 0; ok && i < y->nassigns; i++) {
+    const Stmt *a = y->assigns[i];
+    TokenKind op = a->u.assign.op;
+    ok = (op == TK_ASSIGN || op == TK_ADD_ASSIGN || op == TK_MUL_ASSIGN || op == TK_DIV_ASSIGN) &&
+         nonneg_in(a->u.assign.rhs, work);
+  }
+  y->nonneg_visit = false;
+  return ok;
 }
 
 /* *work: the nodes a proof may still visit (a chain of vars each read twice, a1 = a0 + a0,
@@ -97,6 +125,7 @@ static bool nonneg_in(const Expr *x, int *work) {
     /* a tile var assigned only at its declaration (facts_resolve follows scalars) */
     if (y->kind == SY_VAR && y->ty.rank > 0 && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)
       return nonneg_in(y->decl->u.decl.init, work);
+    if (y->kind == SY_VAR && y->ty.rank == 0 && y->reassigned) return assigned_nonneg(y, work);
     return false;
   }
   case E_BINARY:
@@ -345,6 +374,25 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
  * given, when each name in given[] is one, a size name (not @assume'd a multiple
  * of v) or an integer scalar parameter; those go to given[] (at most max; *n
  * counts them), the conditions a kernel tests at entry to take its fast body. */
+/* A scalar integer var assigned after its declaration is a multiple of v where its initial
+ * value is and every assignment keeps it one: = , += or -= of a multiple, *= of anything (by
+ * induction, as assigned_nonneg). */
+static bool assigned_multiple(const KernelInfo *ki, Sym *y, int64_t v, const Sym **given, int *n, int max) {
+  if (y->multiple_visit) return true;
+  if (y->nassigns > 8 || !y->decl || y->decl->kind != S_VAR || !y->decl->u.decl.init || !elem_is_int(y->ty.elem))
+    return false;
+  y->multiple_visit = true;
+  bool ok = facts_multiple_given(ki, y->decl->u.decl.init, v, given, n, max);
+  for (int i = 0; ok && i < y->nassigns; i++) {
+    const Stmt *a = y->assigns[i];
+    TokenKind op = a->u.assign.op;
+    ok = op == TK_MUL_ASSIGN || ((op == TK_ASSIGN || op == TK_ADD_ASSIGN || op == TK_SUB_ASSIGN) &&
+                                 facts_multiple_given(ki, a->u.assign.rhs, v, given, n, max));
+  }
+  y->multiple_visit = false;
+  return ok;
+}
+
 bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
   x = facts_resolve(x);
   int64_t c;
@@ -359,6 +407,7 @@ bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const 
              (!f->u.forr.step ? v == 1 : facts_multiple_given(ki, f->u.forr.step, v, given, n, max));
     }
     if (y->kind == SY_SIZE && facts_assumed_multiple(ki, y, v)) return true;
+    if (y->kind == SY_VAR && y->ty.rank == 0 && y->reassigned) return assigned_multiple(ki, (Sym *)y, v, given, n, max);
     bool integer = y->ty.rank == 0 && (y->ty.elem == T_I32 || y->ty.elem == T_U32 || y->ty.elem == T_I64);
     if (!given || (y->kind != SY_SIZE && !(y->kind == SY_SCALAR && integer))) return false;
     for (int i = 0; i < *n; i++)

@@ -449,6 +449,12 @@ typedef struct Sym {
   bool thread_dep;          /* scalar var whose value may differ between threads */
   bool in_if_or_while;      /* declared inside an if/while (register update rule) */
   bool reassigned;          /* var assigned after its declaration, whole or through a window (facts.c) */
+  /* a scalar var's assignments after its declaration (facts.c; nassigns past 8: more than that), and
+   * whether a proof that it is never negative, or always a multiple, is under way (facts.c
+   * assigned_nonneg, assigned_multiple) */
+  const struct Stmt *assigns[8];
+  int nassigns;
+  bool nonneg_visit, multiple_visit;
   bool used;
   int reads;                /* SY_VAR: the reads of it (check.c; a write of it with = is none) */
   bool dead;                /* SY_VAR never read (check.c): said, and its C variable marked used (emit_tir.c) */

@@ -15,12 +15,12 @@ control(const int *__restrict__ X, int *__restrict__ O, int *__restrict__ C, int
   // control-flow.tl:6: while i < N {
   while (i_ < N) {
     // control-flow.tl:7: if X[i] < 0 {
-    if (((unsigned)(i_) < (unsigned)N ? X[i_] : 0) < 0) {
+    if ((i_ < N ? X[i_] : 0) < 0) {
       // control-flow.tl:8: break
       break;
     } else {
       // control-flow.tl:9: } else if X[i] == 0 {
-      if (((unsigned)(i_) < (unsigned)N ? X[i_] : 0) == 0) {
+      if ((i_ < N ? X[i_] : 0) == 0) {
         // control-flow.tl:10: i += 1
         i_ += 1;
         // control-flow.tl:11: continue

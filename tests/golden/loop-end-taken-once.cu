@@ -5,7 +5,7 @@
 // kernel loop_end_taken_once (loop-end-taken-once.tl:6): 64 threads
 //   layout L0: [16, 64], runs of 4, lanes 2 x 16, warps 2 x 1: 16 per thread
 //   acc: registers, 16 x f32 per thread (L0)
-//   16-byte accesses when O is 16-byte aligned; otherwise single elements
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned, O is 16-byte aligned; otherwise single elements
 //   shared memory: 0 bytes; barriers: 0
 extern "C" __global__ void
 loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, int M, int N)
@@ -14,7 +14,7 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_r0 = warp * 2 + lane / 16, t2c_c0 = (lane % 16) * 4;  // L0: this thread's first row and column
   // the fast body moves runs of 16 bytes; the general one, single elements
-  const bool t2c_fast = t2c::aligned(O, 16);
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16) && t2c::aligned(O, 16);
   if (t2c_fast) {
     // loop-end-taken-once.tl:7: var m0 = ctx.block.x * 16
     int m0 = (int)blockIdx.x * 16;
@@ -43,27 +43,59 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
     // loop-end-taken-once.tl:12: for k0 in range(0, end, step) {
     float t2c_v2_p1[16];
     if (0 < end) {  // t2c_v2_p1, 0 iterations ahead
-      t2c_v2_p1[0] = ((m0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0)) * N + t2c_c0] : 0.0f);
-      t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0] : 0.0f);
-      t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0] : 0.0f);
-      t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0] : 0.0f);
-      t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : 0.0f);
+      if ((m0 + t2c_r0) < M && t2c_c0 < N) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
+        t2c_v2_p1[0] = t2c_w0.v[0];
+        t2c_v2_p1[1] = t2c_w0.v[1];
+        t2c_v2_p1[2] = t2c_w0.v[2];
+        t2c_v2_p1[3] = t2c_w0.v[3];
+      } else {
+        t2c_v2_p1[0] = 0.0f;
+        t2c_v2_p1[1] = 0.0f;
+        t2c_v2_p1[2] = 0.0f;
+        t2c_v2_p1[3] = 0.0f;
+      }
+      if ((m0 + t2c_r0 + 4) < M && t2c_c0 < N) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 4)) * N + t2c_c0);
+        t2c_v2_p1[4] = t2c_w1.v[0];
+        t2c_v2_p1[5] = t2c_w1.v[1];
+        t2c_v2_p1[6] = t2c_w1.v[2];
+        t2c_v2_p1[7] = t2c_w1.v[3];
+      } else {
+        t2c_v2_p1[4] = 0.0f;
+        t2c_v2_p1[5] = 0.0f;
+        t2c_v2_p1[6] = 0.0f;
+        t2c_v2_p1[7] = 0.0f;
+      }
+      if ((m0 + t2c_r0 + 8) < M && t2c_c0 < N) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + t2c_c0);
+        t2c_v2_p1[8] = t2c_w2.v[0];
+        t2c_v2_p1[9] = t2c_w2.v[1];
+        t2c_v2_p1[10] = t2c_w2.v[2];
+        t2c_v2_p1[11] = t2c_w2.v[3];
+      } else {
+        t2c_v2_p1[8] = 0.0f;
+        t2c_v2_p1[9] = 0.0f;
+        t2c_v2_p1[10] = 0.0f;
+        t2c_v2_p1[11] = 0.0f;
+      }
+      if ((m0 + t2c_r0 + 12) < M && t2c_c0 < N) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 12)) * N + t2c_c0);
+        t2c_v2_p1[12] = t2c_w3.v[0];
+        t2c_v2_p1[13] = t2c_w3.v[1];
+        t2c_v2_p1[14] = t2c_w3.v[2];
+        t2c_v2_p1[15] = t2c_w3.v[3];
+      } else {
+        t2c_v2_p1[12] = 0.0f;
+        t2c_v2_p1[13] = 0.0f;
+        t2c_v2_p1[14] = 0.0f;
+        t2c_v2_p1[15] = 0.0f;
+      }
     }
-    const int t2c_end0 = end;
-    const int t2c_step1 = step;
-    t2c::check_step(t2c_step1);
-    for (int k0 = 0; k0 < t2c_end0; k0 += t2c_step1) {
+    const int t2c_end4 = end;
+    const int t2c_step5 = step;
+    t2c::check_step(t2c_step5);
+    for (int k0 = 0; k0 < t2c_end4; k0 += t2c_step5) {
       // loop-end-taken-once.tl:13: acc += X[m0 :+ 16, k0 :+ 64]
       float t2c_v2[16];
       t2c_v2[0] = t2c_v2_p1[0];
@@ -102,30 +134,62 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       end -= 64;
       // loop-end-taken-once.tl:15: step += 64
       step += 64;
-      if (k0 + t2c_step1 < t2c_end0) {  // t2c_v2_p1, 1 iteration ahead
-        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step1 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step1 + t2c_c0 + 3)] : 0.0f);
+      if (k0 + t2c_step5 < t2c_end4) {  // t2c_v2_p1, 1 iteration ahead
+        if ((m0 + t2c_r0) < M && (k0 + t2c_step5 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step5 + t2c_c0));
+          t2c_v2_p1[0] = t2c_w6.v[0];
+          t2c_v2_p1[1] = t2c_w6.v[1];
+          t2c_v2_p1[2] = t2c_w6.v[2];
+          t2c_v2_p1[3] = t2c_w6.v[3];
+        } else {
+          t2c_v2_p1[0] = 0.0f;
+          t2c_v2_p1[1] = 0.0f;
+          t2c_v2_p1[2] = 0.0f;
+          t2c_v2_p1[3] = 0.0f;
+        }
+        if ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step5 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step5 + t2c_c0));
+          t2c_v2_p1[4] = t2c_w7.v[0];
+          t2c_v2_p1[5] = t2c_w7.v[1];
+          t2c_v2_p1[6] = t2c_w7.v[2];
+          t2c_v2_p1[7] = t2c_w7.v[3];
+        } else {
+          t2c_v2_p1[4] = 0.0f;
+          t2c_v2_p1[5] = 0.0f;
+          t2c_v2_p1[6] = 0.0f;
+          t2c_v2_p1[7] = 0.0f;
+        }
+        if ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step5 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step5 + t2c_c0));
+          t2c_v2_p1[8] = t2c_w8.v[0];
+          t2c_v2_p1[9] = t2c_w8.v[1];
+          t2c_v2_p1[10] = t2c_w8.v[2];
+          t2c_v2_p1[11] = t2c_w8.v[3];
+        } else {
+          t2c_v2_p1[8] = 0.0f;
+          t2c_v2_p1[9] = 0.0f;
+          t2c_v2_p1[10] = 0.0f;
+          t2c_v2_p1[11] = 0.0f;
+        }
+        if ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step5 + t2c_c0) < N) {
+          const t2c::Vec<float, 4> t2c_w9 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step5 + t2c_c0));
+          t2c_v2_p1[12] = t2c_w9.v[0];
+          t2c_v2_p1[13] = t2c_w9.v[1];
+          t2c_v2_p1[14] = t2c_w9.v[2];
+          t2c_v2_p1[15] = t2c_w9.v[3];
+        } else {
+          t2c_v2_p1[12] = 0.0f;
+          t2c_v2_p1[13] = 0.0f;
+          t2c_v2_p1[14] = 0.0f;
+          t2c_v2_p1[15] = 0.0f;
+        }
       }
     }
     // loop-end-taken-once.tl:17: var cnt = n
     int cnt = n;
     // loop-end-taken-once.tl:18: for i in range(0, cnt) {
-    const int t2c_end2 = cnt;
-    for (int i_ = 0; i_ < t2c_end2; ++i_) {
+    const int t2c_end10 = cnt;
+    for (int i_ = 0; i_ < t2c_end10; ++i_) {
       // loop-end-taken-once.tl:19: cnt -= 1
       cnt -= 1;
     }
@@ -179,10 +243,10 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 2)] : 0.0f);
       t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (t2c_c0 + 3)] : 0.0f);
     }
-    const int t2c_end3 = end;
-    const int t2c_step4 = step;
-    t2c::check_step(t2c_step4);
-    for (int k0 = 0; k0 < t2c_end3; k0 += t2c_step4) {
+    const int t2c_end11 = end;
+    const int t2c_step12 = step;
+    t2c::check_step(t2c_step12);
+    for (int k0 = 0; k0 < t2c_end11; k0 += t2c_step12) {
       // loop-end-taken-once.tl:13: acc += X[m0 :+ 16, k0 :+ 64]
       float t2c_v2[16];
       t2c_v2[0] = t2c_v2_p1[0];
@@ -221,30 +285,30 @@ loop_end_taken_once(const float *__restrict__ X, float *__restrict__ O, int n, i
       end -= 64;
       // loop-end-taken-once.tl:15: step += 64
       step += 64;
-      if (k0 + t2c_step4 < t2c_end3) {  // t2c_v2_p1, 1 iteration ahead
-        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
-        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0)] : 0.0f);
-        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 1)] : 0.0f);
-        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 2)] : 0.0f);
-        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step4 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step4 + t2c_c0 + 3)] : 0.0f);
+      if (k0 + t2c_step12 < t2c_end11) {  // t2c_v2_p1, 1 iteration ahead
+        t2c_v2_p1[0] = ((m0 + t2c_r0) < M && (k0 + t2c_step12 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step12 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[1] = ((m0 + t2c_r0) < M && (k0 + t2c_step12 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step12 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[2] = ((m0 + t2c_r0) < M && (k0 + t2c_step12 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step12 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[3] = ((m0 + t2c_r0) < M && (k0 + t2c_step12 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (k0 + t2c_step12 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[4] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step12 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step12 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[5] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step12 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step12 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[6] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step12 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step12 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[7] = ((m0 + t2c_r0 + 4) < M && (k0 + t2c_step12 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 4)) * N + (k0 + t2c_step12 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[8] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step12 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step12 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[9] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step12 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step12 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[10] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step12 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step12 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[11] = ((m0 + t2c_r0 + 8) < M && (k0 + t2c_step12 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 8)) * N + (k0 + t2c_step12 + t2c_c0 + 3)] : 0.0f);
+        t2c_v2_p1[12] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step12 + t2c_c0) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step12 + t2c_c0)] : 0.0f);
+        t2c_v2_p1[13] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step12 + t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step12 + t2c_c0 + 1)] : 0.0f);
+        t2c_v2_p1[14] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step12 + t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step12 + t2c_c0 + 2)] : 0.0f);
+        t2c_v2_p1[15] = ((m0 + t2c_r0 + 12) < M && (k0 + t2c_step12 + t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0 + 12)) * N + (k0 + t2c_step12 + t2c_c0 + 3)] : 0.0f);
       }
     }
     // loop-end-taken-once.tl:17: var cnt = n
     int cnt = n;
     // loop-end-taken-once.tl:18: for i in range(0, cnt) {
-    const int t2c_end5 = cnt;
-    for (int i_ = 0; i_ < t2c_end5; ++i_) {
+    const int t2c_end13 = cnt;
+    for (int i_ = 0; i_ < t2c_end13; ++i_) {
       // loop-end-taken-once.tl:19: cnt -= 1
       cnt -= 1;
     }

@@ -6229,6 +6229,36 @@ static void t_ring_rotate_rows(Tally *T) {
   }
 }
 
+/* loop_start_if (tests/gpu/loop_start_if.tl): a loop from a var assigned in an if (0, or the
+ * block's first row where causal is set): Y[k0 + i] = the sum over q0 = qs, qs + 64, .. < S of
+ * X[q0 + i], 0 past S. S ragged and whole, causal 0 and 1. */
+static void t_loop_start_if(Tally *T) {
+  static const int SS[] = {130, 64, 1, 200, 37};
+  for (int c = 0; c < 10; c++) {
+    int S = SS[c % 5], causal = c / 5;
+    Rng r = rng_seed("loop_start_if", (uint64_t)c);
+    Call k;
+    call_init(&k, "loop_start_if.tl", "loop_start_if");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(S, 64));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(S, 64));
+    call_arg(&k, "causal=%d", causal);
+    fill_uniform(X, &r, -1, 1);
+    for (int row = 0; row < S; row++) {
+      int k0 = row / 64 * 64, i = row % 64;
+      for (int j = 0; j < 64; j++) {
+        double a = 0;
+        for (int q0 = causal ? k0 : 0; q0 < S; q0 += 64)
+          if (q0 + i < S) a += A2(X, q0 + i, j);
+        R2(Y, row, j) = a;
+      }
+    }
+    char l[64];
+    label(l, sizeof l, "S=%d causal=%d", S, causal);
+    CHECK(T, call_check(&k, "loop_start_if", l));
+    call_free(&k);
+  }
+}
+
 /* rings_min_blocks (tests/gpu/rings_min_blocks.tl): a W4A16 GEMM whose weights' register
  * rings are not made at @launch(256, 2) (w4_min2: a budget of 96) and made at @launch(256)
  * (w4_plain); ragged M and N, K a multiple of 128 (the kernels assume it), more k blocks
@@ -9931,6 +9961,7 @@ static const Test tests[] = {
     {"dequant_pipelined", t_dequant_pipelined},
     {"packed_rings", t_packed_rings},
     {"ring_rotate", t_ring_rotate},
+    {"loop_start_if", t_loop_start_if},
     {"ring_rotate_rows", t_ring_rotate_rows},
     {"rings_min_blocks", t_rings_min_blocks},
     {"residual_epilogue", t_residual_epilogue},

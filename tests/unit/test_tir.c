@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "t2c.h"
@@ -187,6 +188,54 @@ Test(facts, a_remainder_of_a_nonnegative_dividend_is_nonnegative) {
   const TirOp *x = access_of(&K->body, "X");
   cr_assert(facts_nonneg(x->slice->u.index.idx[0].start), "m0 >= 0");
   cr_assert_eq(x->chk[0], 2, "dim 0: the upper bound alone (%d)", x->chk[0]);
+}
+
+/* facts_nonneg of a var assigned after its declaration (facts.c assigned_nonneg): every value
+ * it takes is non-negative (0, or k0 under an if; qs += 64 in a loop), so a loop from it tests
+ * only its end; an assignment of a value that may be negative (qs = k0 - 64), or a -=, keeps
+ * the test. */
+Test(facts, a_var_whose_every_assignment_is_nonnegative_is_nonnegative) {
+  static const char *const bodies[][2] = {
+      {"  if causal != 0 {\n    qs = k0\n  }\n", "2"},
+      {"  while qs < k0 {\n    qs += 64\n  }\n", "2"},
+      {"  if causal != 0 {\n    qs = k0 - 64\n  }\n", "3"},
+      {"  if causal != 0 {\n    qs -= 1\n  }\n", "3"},
+      {"  if causal != 0 {\n    qs = qs * 2 + k0\n  }\n", "2"},
+  };
+  for (int c = 0; c < 5; c++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@grid(cdiv(S, 64))\nkernel k(X: tensor<f32>[S, 64], Y: tensor<f32>[S, 64], causal: i32) {\n"
+             "  var k0 = ctx.block.x * 64\n  var qs = 0\n%s  var acc: tile<f32>[64, 64] = 0.0\n"
+             "  for q0 in range(qs, S, 64) {\n    acc += X[q0 :+ 64, 0 :+ 64]\n  }\n  Y[k0 :+ 64, 0 :+ 64] = acc\n}\n",
+             bodies[c][0]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    const TirOp *x = access_of(&K->body, "X");
+    cr_assert_eq(x->chk[0], atoi(bodies[c][1]), "case %d: dim 0's tests %d", c, x->chk[0]);
+  }
+}
+
+/* facts_multiple_of such a var (facts.c assigned_multiple): 0, or k0 (a multiple of 64) under an
+ * if, so with @assume(S % 64 == 0) a loop from it by 64 tests nothing; k0 + 1 keeps the end test. */
+Test(facts, a_var_whose_every_assignment_is_a_multiple_is_a_multiple) {
+  static const char *const rhs[] = {"k0", "k0 + 1", "qs + 128"};
+  static const int want[] = {0, 2, 0};
+  for (int c = 0; c < 3; c++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@assume(S %% 64 == 0)\n@grid(cdiv(S, 64))\n"
+             "kernel k(X: tensor<f32>[S, 64], Y: tensor<f32>[S, 64], causal: i32) {\n"
+             "  var k0 = ctx.block.x * 64\n  var qs = 0\n  if causal != 0 {\n    qs = %s\n  }\n"
+             "  var acc: tile<f32>[64, 64] = 0.0\n  for q0 in range(qs, S, 64) {\n    acc += X[q0 :+ 64, 0 :+ 64]\n  }\n"
+             "  Y[k0 :+ 64, 0 :+ 64] = acc\n}\n",
+             rhs[c]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(access_of(&K->body, "X")->chk[0], want[c], "qs = %s: dim 0's tests %d", rhs[c], access_of(&K->body, "X")->chk[0]);
+  }
 }
 
 /* facts_multiple_given: C's truncated a % b is a - (a / b) * b, a multiple of v when a and b
