@@ -3858,6 +3858,34 @@ static void explain_barriers(TirKernel *K, const TirBlock *b, FILE *out) {
   }
 }
 
+/* --explain: each loop whose register rings rotate or are refilled at its end (pipeline.c
+ * rings_rotate), and the values whose f32 conversions read their slot's words (TirOp.mirror). */
+static void explain_rings(TirKernel *K, const TirBlock *b, FILE *out) {
+  for (int i = 0; i < b->ops.len; i++) {
+    const TirOp *op = b->ops.items[i];
+    if (op->rot > 1)
+      fprintf(out, "  loop at line %d: its register rings rotate: %d copies of its body an iteration, copy j taking "
+                   "slot j + 1 of each ring and refilling it at its end (no slot copied into another)\n",
+              op->stmt->loc.line, op->rot);
+    else if (op->rot)
+      fprintf(out, "  loop at line %d: its register rings are refilled at the end of its body, after every read of them\n",
+              op->stmt->loc.line);
+    if (op->rbody) {
+      Buf b8 = {0};
+      for (int j = 0; j < op->rbody[0].ops.len; j++) {
+        const TirOp *t = op->rbody[0].ops.items[j];
+        if (t->mirror) buf_printf(&b8, "%s%s", b8.len ? ", " : "", t->dst->sym ? t->dst->sym->name : t->dst->what);
+      }
+      if (b8.len)
+        fprintf(out, "    its 8-bit values (%s) convert to f32 from their ring slots' words (t2c::part_f32: a PRMT and an "
+                     "FADD an element, no I2F)\n", b8.data);
+      buf_free(&b8);
+    }
+    explain_rings(K, &op->body, out);
+    explain_rings(K, &op->els, out);
+  }
+}
+
 void emit_tir_explain(TirKernel *K, FILE *out) {
   fprintf(out, "kernel %s: lowered through the tile IR (%d threads)\n", K->k->name, K->ki->threads);
   for (int i = 0; i < K->vars.len; i++) {
@@ -3932,6 +3960,7 @@ void emit_tir_explain(TirKernel *K, FILE *out) {
               : K->bufs[i].cm8 ? ", in 8 x 8 core matrices that wgmma reads through descriptors"
                                : tir_buf_shares(K, i));
   for (int i = 0; i < K->folds.len; i++) fprintf(out, "  %s\n", (const char *)K->folds.items[i]);
+  explain_rings(K, &K->body, out);
   explain_barriers(K, &K->body, out);
   if (K->versioned) {
     /* one test for the whole kernel: a condition of one tensor sends every access to the general body */

@@ -256,3 +256,19 @@ Test(explain, a_reduced_dot_operand_is_not_in_the_fragments, .fini = ex_teardown
                                "as its A operand in registers\n"),
             "%s", ex_explain);
 }
+
+/* A loop whose register rings rotate says so, and names the 8-bit values converted from their
+ * slots' words; a ring of one value says it is refilled at the body's end. */
+Test(explain, rotating_rings_and_their_8_bit_conversions_are_explained, .fini = ex_teardown) {
+  cr_assert_eq(ex_translate("sm_90", "@launch(64)\nkernel k(X: tensor<i8>[N], Y: tensor<f32>[N]) {\n  @pipeline(3)\n"
+                                     "  for i in range(0, N, 256) {\n    var x = X[i :+ 256]\n    Y[i :+ 256] = f32(x) * 2.0\n  }\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  loop at line 4: its register rings rotate: 2 copies of its body an iteration"), "%s", ex_explain);
+  cr_assert(strstr(ex_explain, "    its 8-bit values (x) convert to f32 from their ring slots' words"), "%s", ex_explain);
+  ex_teardown();
+  cr_assert_eq(ex_translate("sm_90", "@launch(64)\nkernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  @pipeline(2)\n"
+                                     "  for i in range(0, N, 256) {\n    Y[i :+ 256] = X[i :+ 256] * 2.0\n  }\n}\n"),
+               0, "%s", ex_diag);
+  cr_assert(strstr(ex_explain, "  loop at line 4: its register rings are refilled at the end of its body"), "%s", ex_explain);
+  cr_assert_null(strstr(ex_explain, "8-bit values"), "%s", ex_explain);
+}
