@@ -343,6 +343,13 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
       const Expr *a = k ? start->u.binary.b : start->u.binary.a, *b = k ? start->u.binary.a : start->u.binary.b;
       if (facts_nonneg(b) && value_max(b, &m) && m <= INT32_MAX && facts_fits(ki, a, m + len, X, d)) return true;
     }
+  /* a % S, a >= 0: at most S - 1; and at most S - len where it and S are multiples of len
+   * (kk % CI :+ 64, kk over range(0, 9 * CI, 64), with @assume(CI % 64 == 0): an implicit GEMM's
+   * channel chunk) */
+  if (S && start->kind == E_BINARY && start->u.binary.op == TK_PERCENT && facts_as_size(start->u.binary.b) == S &&
+      facts_nonneg(start->u.binary.a) &&
+      (len == 1 || (facts_assumed_multiple(ki, S, len) && facts_multiple_of(ki, start, len))))
+    return true;
   if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
     int64_t top = start->u.ctx == CTX_THREAD ? ki->threads : start->u.ctx == CTX_LANE ? ki->target->lanes
                                                                  : ki->threads / ki->target->lanes;
@@ -370,10 +377,6 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
 }
 
 
-/* Whether x is a multiple of v > 0 (a run, a loop's step): for every execution, or, with
- * given, when each name in given[] is one, a size name (not @assume'd a multiple
- * of v) or an integer scalar parameter; those go to given[] (at most max; *n
- * counts them), the conditions a kernel tests at entry to take its fast body. */
 /* A scalar integer var assigned after its declaration is a multiple of v where its initial
  * value is and every assignment keeps it one: = , += or -= of a multiple, *= of anything (by
  * induction, as assigned_nonneg). */
@@ -393,6 +396,10 @@ static bool assigned_multiple(const KernelInfo *ki, Sym *y, int64_t v, const Sym
   return ok;
 }
 
+/* Whether x is a multiple of v > 0 (a run, a loop's step): for every execution, or, with
+ * given, when each name in given[] is one, a size name (not @assume'd a multiple
+ * of v) or an integer scalar parameter; those go to given[] (at most max; *n
+ * counts them), the conditions a kernel tests at entry to take its fast body. */
 bool facts_multiple_given(const KernelInfo *ki, const Expr *x, int64_t v, const Sym **given, int *n, int max) {
   x = facts_resolve(x);
   int64_t c;

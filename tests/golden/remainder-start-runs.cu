@@ -2,13 +2,13 @@
 #include <tile2cu/rt.cuh>
 
 
-// kernel k (remainder-start-runs.tl:11): 256 threads
+// kernel k (remainder-start-runs.tl:13): 256 threads
 //   layout L0: [128, 64], the mma accumulator: warps 4 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
 //   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 8 per thread
 //   acc: registers, 32 x f32 per thread (L0)
-//   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of X at line 17, filled by cp.async ahead of the loop at line 15)
-//   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wt at line 17, filled by cp.async ahead of the loop at line 15)
+//   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of X at line 19, filled by cp.async ahead of the loop at line 17)
+//   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wt at line 19, filled by cp.async ahead of the loop at line 17)
 //   16- and 8-byte accesses when X is 16-byte aligned, Wt is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 44544 bytes; barriers: 1
 extern "C" __global__ void
@@ -25,9 +25,9 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Wt, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {
-    // remainder-start-runs.tl:12: var m0 = ctx.block.x * 128
+    // remainder-start-runs.tl:14: var m0 = ctx.block.x * 128
     int m0 = (int)blockIdx.x * 128;
-    // remainder-start-runs.tl:13: var acc: tile<f32>[128, 64] = 0.0
+    // remainder-start-runs.tl:15: var acc: tile<f32>[128, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -61,18 +61,18 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // remainder-start-runs.tl:17: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
+    // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
     }
     if (0 < KC) {  // t2c_v3_s, 0 iterations ahead
       t2c::cp_async_16(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], Wt + (t2c_r2 < KC ? ((long long)t2c_r2) * 64 + t2c_c2 : 0), t2c_r2 < KC ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < KC) {  // t2c_v2_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
     }
     if (0 + 32 < KC) {  // t2c_v3_s, 1 iteration ahead
       t2c::cp_async_16(&t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2], Wt + ((0 + 32 + t2c_r2) < KC ? ((long long)(0 + 32 + t2c_r2)) * 64 + t2c_c2 : 0), (0 + 32 + t2c_r2) < KC ? 16 : 0);
@@ -81,7 +81,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     for (int kk_ = 0, t2c_it0 = 0; kk_ < KC; kk_ += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // remainder-start-runs.tl:17: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
+      // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
@@ -104,8 +104,8 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v3_s, 2 iterations ahead
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2], Wt + ((kk_ + 2 * 32 + t2c_r2) < KC ? ((long long)(kk_ + 2 * 32 + t2c_r2)) * 64 + t2c_c2 : 0), (kk_ + 2 * 32 + t2c_r2) < KC ? 16 : 0);
@@ -133,7 +133,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
       }
     }
     t2c::cp_async_wait<0>();
-    // remainder-start-runs.tl:19: Y[m0 :+ 128, 0 :+ 64] = acc
+    // remainder-start-runs.tl:21: Y[m0 :+ 128, 0 :+ 64] = acc
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0], acc[1]}});
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[2], acc[3]}});
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[4], acc[5]}});
@@ -151,9 +151,9 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     if ((m0 + t2c_r0 + 24) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0 + 24)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[28], acc[29]}});
     if ((m0 + t2c_r0 + 24) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0 + 24)) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[30], acc[31]}});
   } else {
-    // remainder-start-runs.tl:12: var m0 = ctx.block.x * 128
+    // remainder-start-runs.tl:14: var m0 = ctx.block.x * 128
     int m0 = (int)blockIdx.x * 128;
-    // remainder-start-runs.tl:13: var acc: tile<f32>[128, 64] = 0.0
+    // remainder-start-runs.tl:15: var acc: tile<f32>[128, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -187,24 +187,24 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // remainder-start-runs.tl:17: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
+    // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < KC) {  // t2c_v3_s, 0 iterations ahead
       t2c_v3_s[t2c_r2 * 72 + t2c_c2] = (t2c_r2 < KC ? Wt[((long long)t2c_r2) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));
@@ -218,22 +218,22 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     }
     t2c::cp_async_commit();
     if (0 + 32 < KC) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < KC) {  // t2c_v3_s, 1 iteration ahead
       t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2] = ((0 + 32 + t2c_r2) < KC ? Wt[((long long)(0 + 32 + t2c_r2)) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));
@@ -249,7 +249,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     for (int kk_ = 0, t2c_it0 = 0; kk_ < KC; kk_ += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // remainder-start-runs.tl:17: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
+      // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
@@ -272,22 +272,22 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7) < C ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v3_s, 2 iterations ahead
         t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2] = ((kk_ + 2 * 32 + t2c_r2) < KC ? Wt[((long long)(kk_ + 2 * 32 + t2c_r2)) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));
@@ -322,7 +322,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
       }
     }
     t2c::cp_async_wait<0>();
-    // remainder-start-runs.tl:19: Y[m0 :+ 128, 0 :+ 64] = acc
+    // remainder-start-runs.tl:21: Y[m0 :+ 128, 0 :+ 64] = acc
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = acc[0];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = acc[1];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 8)] = acc[2];
@@ -358,13 +358,13 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
   }
 }
 
-// kernel by (remainder-start-runs.tl:25): 256 threads
+// kernel by (remainder-start-runs.tl:27): 256 threads
 //   layout L0: [128, 64], the mma accumulator: warps 4 x 2, each 2 x 4 tiles of 16 x 8: 32 per thread
 //   layout L1: [128, 32], runs of 8, lanes 8 x 4, warps 8 x 1: 16 per thread
 //   layout L2: [32, 64], runs of 8, lanes 4 x 8, warps 8 x 1: 8 per thread
 //   acc: registers, 32 x f32 per thread (L0)
-//   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of X at line 30, filled by cp.async ahead of the loop at line 29)
-//   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wt at line 30, filled by cp.async ahead of the loop at line 29)
+//   t2c_v2_s: shared, f16[128, 32], 30720 bytes (3 stages of slice of X at line 32, filled by cp.async ahead of the loop at line 31)
+//   t2c_v3_s: shared, f16[32, 64], 13824 bytes (3 stages of slice of Wt at line 32, filled by cp.async ahead of the loop at line 31)
 //   16- and 8-byte accesses when c % 8 == 0, C % 8 == 0, X is 16-byte aligned, Wt is 16-byte aligned, Y is 8-byte aligned; otherwise single elements
 //   shared memory: 44544 bytes; barriers: 1
 extern "C" __global__ void
@@ -381,9 +381,9 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = c_ % 8 == 0 && C % 8 == 0 && t2c::aligned(X, 16) && t2c::aligned(Wt, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {
-    // remainder-start-runs.tl:26: var m0 = ctx.block.x * 128
+    // remainder-start-runs.tl:28: var m0 = ctx.block.x * 128
     int m0 = (int)blockIdx.x * 128;
-    // remainder-start-runs.tl:27: var acc: tile<f32>[128, 64] = 0.0
+    // remainder-start-runs.tl:29: var acc: tile<f32>[128, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -417,7 +417,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // remainder-start-runs.tl:30: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
+    // remainder-start-runs.tl:32: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
       t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M && (t2c::imod<int>(0, c_) + t2c_c1) < C ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, c_) + t2c_c1) : 0), (m0 + t2c_r1) < M && (t2c::imod<int>(0, c_) + t2c_c1) < C ? 16 : 0);
       t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, c_) + t2c_c1) < C ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, c_) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M && (t2c::imod<int>(0, c_) + t2c_c1) < C ? 16 : 0);
@@ -437,7 +437,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
     for (int kk_ = 0, t2c_it0 = 0; kk_ < KC; kk_ += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // remainder-start-runs.tl:30: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
+      // remainder-start-runs.tl:32: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
@@ -489,7 +489,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
       }
     }
     t2c::cp_async_wait<0>();
-    // remainder-start-runs.tl:32: Y[m0 :+ 128, 0 :+ 64] = acc
+    // remainder-start-runs.tl:34: Y[m0 :+ 128, 0 :+ 64] = acc
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + t2c_c0, t2c::Vec<float, 2>{{acc[0], acc[1]}});
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 8), t2c::Vec<float, 2>{{acc[2], acc[3]}});
     if ((m0 + t2c_r0) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[4], acc[5]}});
@@ -507,9 +507,9 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
     if ((m0 + t2c_r0 + 24) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0 + 24)) * 64 + (t2c_c0 + 16), t2c::Vec<float, 2>{{acc[28], acc[29]}});
     if ((m0 + t2c_r0 + 24) < M) t2c::stg_vec<2>(Y + ((long long)(m0 + t2c_r0 + 24)) * 64 + (t2c_c0 + 24), t2c::Vec<float, 2>{{acc[30], acc[31]}});
   } else {
-    // remainder-start-runs.tl:26: var m0 = ctx.block.x * 128
+    // remainder-start-runs.tl:28: var m0 = ctx.block.x * 128
     int m0 = (int)blockIdx.x * 128;
-    // remainder-start-runs.tl:27: var acc: tile<f32>[128, 64] = 0.0
+    // remainder-start-runs.tl:29: var acc: tile<f32>[128, 64] = 0.0
     float acc[32];
     acc[0] = 0.0f;
     acc[1] = 0.0f;
@@ -543,7 +543,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
     acc[29] = 0.0f;
     acc[30] = 0.0f;
     acc[31] = 0.0f;
-    // remainder-start-runs.tl:30: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
+    // remainder-start-runs.tl:32: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
       t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, c_) + t2c_c1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, c_) + t2c_c1)] : t2c::cvt<__half>(0.0f));
       t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M && (t2c::imod<int>(0, c_) + t2c_c1 + 1) < C ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, c_) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
@@ -605,7 +605,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
     for (int kk_ = 0, t2c_it0 = 0; kk_ < KC; kk_ += 32, ++t2c_it0) {
       t2c::cp_async_wait<1>();
       __syncthreads();  // this iteration's stage has arrived for every thread, and the stage refilled next is no longer read
-      // remainder-start-runs.tl:30: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
+      // remainder-start-runs.tl:32: acc += dot(X[m0 :+ 128, kk % c :+ 32], Wt[kk :+ 32, 0 :+ 64])
       // on tensor cores (mma.sync.m16n8k16): A and B from shared memory by ldmatrix, warps 4 x 2, each 2 x 4 tiles of 16 x 8; k 0 .. 15, the rest after the copies below
       {  // k 0 .. 15
         unsigned t2c_a0[4];
@@ -678,7 +678,7 @@ by(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restric
       }
     }
     t2c::cp_async_wait<0>();
-    // remainder-start-runs.tl:32: Y[m0 :+ 128, 0 :+ 64] = acc
+    // remainder-start-runs.tl:34: Y[m0 :+ 128, 0 :+ 64] = acc
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + t2c_c0] = acc[0];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 1)] = acc[1];
     if ((m0 + t2c_r0) < M) Y[((long long)(m0 + t2c_r0)) * 64 + (t2c_c0 + 8)] = acc[2];

@@ -238,6 +238,31 @@ Test(facts, a_var_whose_every_assignment_is_a_multiple_is_a_multiple) {
   }
 }
 
+/* facts_fits of a % S, a >= 0: at most S - len where it and S are multiples of len (an implicit
+ * GEMM's channel chunk kk % CI :+ 64); not without @assume(S % len == 0), nor where a may be
+ * negative (C's remainder takes the dividend's sign). */
+Test(facts, a_remainder_of_a_size_fits_below_it_when_both_are_multiples_of_the_length) {
+  static const char *const cases[][3] = {
+      {"@assume(C % 32 == 0)\n", "kk % C", "0"},
+      {"", "kk % C", "2"},
+      {"@assume(C % 32 == 0)\n", "(kk - 64) % C", "3"},
+      {"@assume(C % 64 == 0)\n", "(kk + 16) % C", "2"},
+  };
+  for (int c = 0; c < 4; c++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@launch(128)\n%skernel k(X: tensor<f32>[16, C], O: tensor<f32>[16, 32]) {\n"
+             "  var acc: tile<f32>[16, 32] = 0.0\n  for kk in range(0, 4 * C, 32) {\n"
+             "    acc += X[0 :+ 16, %s :+ 32]\n  }\n  O[0 :+ 16, 0 :+ 32] = acc\n}\n",
+             cases[c][0], cases[c][1]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(access_of(&K->body, "X")->chk[1], atoi(cases[c][2]), "%s%s: dim 1's tests %d", cases[c][0], cases[c][1],
+                 access_of(&K->body, "X")->chk[1]);
+  }
+}
+
 /* facts_multiple_given: C's truncated a % b is a - (a / b) * b, a multiple of v when a and b
  * both are, whatever their signs; a slice starting there moves runs as kk - kk / C * C did. */
 Test(facts, a_remainder_of_multiples_is_a_multiple) {
