@@ -252,7 +252,8 @@ nvcc-check-rest: $(B)/tile2cu
 # programs whose GEMM loop (difftest --deep: 8 stages) loads its fragments a k step ahead,
 # run and compiled (the compiles of every mode past the plain one in difftest-wide).
 # tests/fuzz/online-seeds.txt: programs with an online softmax loop that carry.c carries
-# (difftest --online), run and compiled.
+# (difftest --online), run and compiled. tests/fuzz/rotate-seeds.txt: programs with a
+# @pipeline loop whose register rings rotate (pipeline.c rings_rotate), run and compiled.
 # The random samples are small to keep make test near 10 minutes on 2
 # cores: every session runs wider campaigns of its own (bench/RESULTS.md lists the ranges).
 DIFF_SEEDS ?= 1:41
@@ -290,6 +291,7 @@ difftest: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep -j 2
 	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/online-seeds.txt --online -j 2
+	$(DIFFTEST) --tile2cu $(B)/tile2cu --seed-file tests/fuzz/rotate-seeds.txt -j 2
 	@# --backend gpu without a GPU (no driver here, on any machine): one message, exit 2, no program run
 	@TILE2CU_LIBCUDA=/nonexistent/libcuda.so.1 $(B)/difftest --tile2cu $(B)/tile2cu --seeds 1:3 --backend gpu \
 	  > $(B)/difftest-nogpu.txt 2>&1; st=$$?; \
@@ -316,6 +318,7 @@ difftest-wide: $(B)/tile2cu $(B)/difftest
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seeds $(RAND_SEEDS) --rand --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/deep-seeds.txt --deep --nvcc-path $(NVCC) -j 2
 	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/online-seeds.txt --online --nvcc-path $(NVCC) -j 2
+	$(DIFFTEST) --nvcc --tile2cu $(B)/tile2cu --seed-file tests/fuzz/rotate-seeds.txt --nvcc-path $(NVCC) -j 2
 
 # ---- fuzzing (tests/fuzz/README.md): libFuzzer targets built with clang, ASan and UBSan.
 FUZZ_CC      ?= clang

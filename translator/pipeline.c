@@ -1463,9 +1463,12 @@ static void rotate_loop(TirKernel *K, TirOp *f) {
         vec_push(K->a, &fills, e);
         continue;
       }
-      if (op->ring_role == TIR_RING_TAKE) {
-        TirOp *t = copy_op(K, op->dst, op->ring[1 + j], op->stmt);
-        t->first = op->first;
+      if (op->ring_role == TIR_RING_TAKE) { /* the take as the later stages left it, from slot j + 1 */
+        TirOp *t = tir_new_op(K, NULL, TO_ASSIGN, op->stmt);
+        *t = *op;
+        t->expr = tir_read_of(K, op->ring[1 + j]);
+        t->ring_role = 0;
+        t->ring = NULL;
         t->mirror = op->ring[1 + j]->packed && (op->dst->elem == T_I8 || op->dst->elem == T_U8) && !op->dst->home &&
                     writers(&f->body, op->dst) == 1;
         op->dst->mirrored |= t->mirror;
