@@ -571,9 +571,7 @@ static bool safe_divisor(const Expr *d) {
 static const char *packed_f32(Printer *P, const Expr *x, const At *at) {
   if (!at || (x->ty.elem != T_I8 && x->ty.elem != T_U8)) return NULL;
   const TirVar *v = tir_hoisted(P->K, x);
-  if (!v && x->kind == E_IDENT && x->ty.rank)
-    for (int i = 0; i < P->K->vars.len && !v; i++)
-      if (((const TirVar *)P->K->vars.items[i])->sym == x->u.ident.sym) v = P->K->vars.items[i];
+  if (!v && x->kind == E_IDENT && x->ty.rank) v = tir_var_of(P->K, x->u.ident.sym);
   if (!v || tir_read(P->K, x)) return NULL;
   for (int i = 0; i < P->nmirror; i++)
     if (P->mv[i] == v) v = P->ms[i];
