@@ -165,7 +165,11 @@ register tiles:
 
 Under `@launch(T, B)` with B > 1 both spill warnings say instead that B blocks per SM hold
 each thread to 65536 / (T B) registers (`@launch(256, 2)`: 128), and the second that one
-block per SM, or smaller tiles, would need fewer. In a kernel with no `@registers` tile
+block per SM, or smaller tiles, would need fewer. Over 256 threads (`@launch(T)`, B = 1) the
+threads alone hold each thread to 65536 / T registers (`@launch(1024)`: 64), and the warnings
+say so: `@launch(1024) holds each thread to 64 (65536 registers an SM over 1024 threads);
+fewer threads with more elements each, or smaller tiles, would need fewer`. In a kernel with
+no `@registers` tile
 they say what ptxas did instead: `has a N-byte stack frame (ptxas) and no spills at R
 registers per thread: an array ptxas keeps in local memory (one it indexes at run time)`,
 and (with no register cap either) `spills (...) with R registers per thread, with no

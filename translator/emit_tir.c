@@ -35,6 +35,13 @@ typedef struct Printer {
   const char *shift[2]; /* a window write's first row and column: expressions read relative to them */
   const Sym *subst;     /* a load issued ahead reads this loop variable as subst_text */
   const char *subst_text;
+  /* the loop-local scalars the loads issued ahead read (TirKernel.ikeys), named at the top
+   * of their block (ahead_locals): nsym[i]'s value prints as nname[i], but in its own
+   * declaration (defining) */
+  const Sym *nsym[16];
+  const char *nname[16];
+  int nnamed;
+  const Sym *defining;
   const struct TirOp *uop; /* printing this op's guarded version: its uwhere take their first branch */
   const Layout *roll;   /* printing a rolled op (TirOp.rolled) in this layout: its first row is roll_row */
   const char *roll_row;
@@ -637,7 +644,19 @@ static const char *narrow(Printer *P, ElemType t, const char *v) {
 }
 
 /* x at element at of the op's layout (at NULL: a scalar expression). */
+/* The loop-local scalar whose inlined value x is (TirKernel.ikeys), or NULL. */
+static const Sym *inlined_scalar(const TirKernel *K, const Expr *x) {
+  for (int i = 0; i < K->ikeys.len; i++)
+    if (K->ikeys.items[i] == x) return K->ivals.items[i];
+  return NULL;
+}
+
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
+  if (P->nnamed) {
+    const Sym *y = inlined_scalar(P->K, x);
+    for (int i = 0; y && y != P->defining && i < P->nnamed; i++)
+      if (P->nsym[i] == y) return P->nname[i];
+  }
   const TirRead *rd = tir_read(P->K, x);
   if (rd) return shared_read(P, x, rd, at);
   TirVar *h = tir_hoisted(P->K, x);
@@ -2679,6 +2698,57 @@ static const char *loop_step(Printer *P, const Stmt *f) {
   return f->u.forr.step ? strip(P, ex(P, f->u.forr.step, T_I32, NULL)) : "1";
 }
 
+/* The loop-local scalars that x reads inlined (TirKernel.ikeys), each once, a value
+ * after those it reads. */
+static void collect_inlined(const TirKernel *K, const Expr *x, const Sym **ys, const Expr **vs, int *n) {
+  if (!x) return;
+  switch (x->kind) {
+  case E_UNARY: collect_inlined(K, x->u.unary.a, ys, vs, n); break;
+  case E_BINARY:
+    collect_inlined(K, x->u.binary.a, ys, vs, n);
+    collect_inlined(K, x->u.binary.b, ys, vs, n);
+    break;
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) collect_inlined(K, x->u.call.args[i], ys, vs, n);
+    break;
+  case E_INDEX:
+    for (int d = 0; d < x->u.index.nidx; d++) collect_inlined(K, x->u.index.idx[d].start, ys, vs, n);
+    break;
+  default: break;
+  }
+  const Sym *y = inlined_scalar(K, x);
+  for (int i = 0; y && i < *n; i++)
+    if (ys[i] == y) y = NULL;
+  if (y && *n < 16) ys[*n] = y, vs[(*n)++] = x;
+}
+
+/* The loop-local scalars that the slices of ops[0..n) read (a conv's `var tap = kk / CI`),
+ * declared at the top of the block of loads issued ahead that P->subst reads for the
+ * loop variable: each computed once, not in every index and bounds test (where ptxas
+ * repeated a division for each). Until the block closes (P->nnamed = 0) they print by
+ * name. */
+static void ahead_locals(Printer *P, const TirOp *const *ops, int n, int k) {
+  const Sym *ys[16];
+  const Expr *vs[16];
+  int ny = 0;
+  for (int i = 0; i < n; i++) {
+    const Expr *s = ops[i]->slice;
+    if (!s || s->kind != E_INDEX) continue;
+    for (int d = 0; d < s->u.index.nidx; d++) collect_inlined(P->K, s->u.index.idx[d].start, ys, vs, &ny);
+    collect_inlined(P->K, ops[i]->pad, ys, vs, &ny);
+  }
+  P->nnamed = 0;
+  for (int i = 0; i < ny; i++) {
+    ElemType t = ys[i]->ty.elem;
+    const char *name = F("t2c_%s_at%d", ys[i]->name, k);
+    P->defining = ys[i];
+    const char *v = strip(P, ex(P, vs[i], t, NULL));
+    P->defining = NULL;
+    line(P, "const %s %s = %s;  // %s", ctype(t), name, v, ys[i]->name);
+    P->nsym[P->nnamed] = ys[i], P->nname[P->nnamed++] = name;
+  }
+}
+
 /* A load issued k iterations ahead (pipeline.c), into registers declared before
  * the loop: the loop variable reads as base + k * step, and the load runs only
  * while that iteration is inside the loop's range (pf_once: the first iteration's,
@@ -2699,8 +2769,10 @@ static void print_early_load(Printer *P, const TirOp *op) {
   P->indent++;
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  ahead_locals(P, &op, 1, op->pf_k);
   each_elem(P, op, op->dst->layout, access_vec(P, op), load_elem, NULL);
   P->subst = NULL;
+  P->nnamed = 0;
   P->indent--;
   line(P, "}");
 }
@@ -2829,8 +2901,10 @@ static void print_async_copy(Printer *P, const TirOp *op) {
   P->indent++;
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  ahead_locals(P, &op, 1, op->pf_k);
   each_elem(P, op, op->lay, parent_of(op->lay)->vec, copy_elem, (void *)stage); /* copy_elem_at: a whole run */
   P->subst = NULL;
+  P->nnamed = 0;
   P->indent--;
   line(P, "}");
 }
@@ -2934,8 +3008,10 @@ static void print_tma_issue(Printer *P, const TirOp *op) {
   line(P, "t2c::mbar_arrive_expect_tx(%s, %" PRId64 ");", full, bytes);
   P->subst = op->pf_var;
   P->subst_text = strchr(it, ' ') ? F("(%s)", it) : it;
+  ahead_locals(P, (const TirOp *const *)op->body.ops.items, op->body.ops.len, op->pf_k);
   for (int i = 0; i < op->body.ops.len; i++) print_tma_load(P, op->body.ops.items[i], stage, full);
   P->subst = NULL;
+  P->nnamed = 0;
   P->indent--;
   line(P, "}");
 }

@@ -143,8 +143,17 @@ static Expr *inline_locals(TirKernel *K, Expr *x, const Stmt *f, int depth, PtrV
   switch (x->kind) {
   case E_IDENT: {
     const Stmt *d = x->u.ident.sym ? loop_local(x->u.ident.sym, f) : NULL;
-    if (d) vec_push(K->a, used, x->u.ident.sym);
-    return d ? inline_locals(K, d->u.decl.init, f, depth + 1, used) : x;
+    if (!d) return x;
+    vec_push(K->a, used, x->u.ident.sym);
+    Expr *v = inline_locals(K, d->u.decl.init, f, depth + 1, used);
+    /* a scalar's value worth a name (not a constant, nor another name): the loads issued
+       ahead declare it once, at the top of their block (emit_tir.c ahead_locals) */
+    if (!x->u.ident.sym->ty.rank && !(v->flags & EF_CONST) &&
+        (v->kind == E_BINARY || v->kind == E_UNARY || v->kind == E_CALL || v->kind == E_INDEX)) {
+      vec_push(K->a, &K->ikeys, v);
+      vec_push(K->a, &K->ivals, (void *)x->u.ident.sym);
+    }
+    return v;
   }
   case E_UNARY: {
     Expr *a = inline_locals(K, x->u.unary.a, f, depth, used);

@@ -1096,6 +1096,8 @@ typedef struct TirKernel {
   PtrVec layouts;        /* Layout * (blocked ones) */
   PtrVec hkeys, hvals;   /* hoisted Expr * -> TirVar * */
   PtrVec rkeys, rvals;   /* Expr * -> TirRead *: reads of shared copies */
+  PtrVec ikeys, ivals;   /* pipeline.c: Expr * -> Sym *, a scalar loop-local var's value inlined
+                            into a slice (the early loads print it once, named: emit_tir.c) */
   PtrVec elems;          /* X[i, j]: element reads of tensors in scalar expressions (Expr *) */
   PtrVec elem_loops;     /* the number of loops around each (as intptr_t) */
   TirChk *elem_chk;      /* layout.c: their bounds checks, as TirOp.chk */

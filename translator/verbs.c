@@ -227,11 +227,16 @@ static bool trig_frame(const KernelInfo *ki, const t2c_kernel_info *ii) {
 
 static void stack_warning(Diag *d, const Kernel *k, const KernelInfo *ki, const t2c_kernel_info *ii, int cap) {
   if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
-    if (cap)
+    if (cap && ki->min_blocks > 1)
       diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) for its register "
                    "spills (%d bytes stored, %d loaded): @launch(%d, %d) asks for %d blocks per SM, which holds each "
                    "thread to %d registers", k->name, ii->stack_bytes, ii->spill_store_bytes, ii->spill_load_bytes,
                    ki->threads, ki->min_blocks, ki->min_blocks, cap);
+    else if (cap)
+      diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) for its register "
+                   "spills (%d bytes stored, %d loaded): @launch(%d) holds each thread to %d registers (65536 an SM "
+                   "over %d threads)", k->name, ii->stack_bytes, ii->spill_store_bytes, ii->spill_load_bytes,
+                   ki->threads, cap, ki->threads);
     else
       diag_warning(d, W_STACK_FRAME, k->name_loc, "kernel '%s' has a %d-byte stack frame (ptxas) for its register "
                    "spills (%d bytes stored, %d loaded): its live values need more than the %d registers per thread "
@@ -251,18 +256,25 @@ void report_warnings(Diag *d, const Kernel *k, const t2c_kernel_info *ii) {
   const KernelInfo *ki = k->info;
   Buf regs = {0};
   report_regs(ki, &regs);
-  /* @launch(threads, min_blocks) caps each thread's registers (__launch_bounds__) */
-  int cap = ki->min_blocks > 1 ? 65536 / (ki->threads * ki->min_blocks) / 8 * 8 : 0;
+  /* @launch(threads, min_blocks) caps each thread's registers (__launch_bounds__): the
+   * 65536 registers of an SM over min_blocks blocks of threads (1024 threads: 64) */
+  int blocks = ki->min_blocks > 1 ? ki->min_blocks : 1;
+  int cap = 65536 / (ki->threads * blocks) / 8 * 8;
   if (cap > 255) cap = 0;
   if (ii->stack_bytes > 0 && !trig_frame(ki, ii)) {
     stack_warning(d, k, ki, ii, cap);
     diag_note(d, (Loc){0, 0}, "register tiles: %s", regs.data);
   }
   if (ii->spill_store_bytes > 0 || ii->spill_load_bytes > 0) {
-    if (cap)
+    if (cap && blocks > 1)
       diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
                    "thread: @launch(%d, %d) holds each thread to %d; one block per SM, or smaller tiles, would need fewer",
                    k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers, ki->threads, ki->min_blocks, cap);
+    else if (cap)
+      diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
+                   "thread: @launch(%d) holds each thread to %d (65536 registers an SM over %d threads); fewer threads "
+                   "with more elements each, or smaller tiles, would need fewer",
+                   k->name, ii->spill_store_bytes, ii->spill_load_bytes, ii->registers, ki->threads, cap, ki->threads);
     else if (ki->regs.len)
       diag_warning(d, W_SPILLS, k->name_loc, "kernel '%s' spills (%d bytes stored, %d loaded) with %d registers per "
                    "thread; fewer or smaller @registers tiles, or more threads in @launch, would need fewer",

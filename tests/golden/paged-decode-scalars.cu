@@ -82,8 +82,9 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     // paged-decode-scalars.tl:23: for j in range(0, nblk) {
     unsigned t2c_v7_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
         t2c_v7_p1[0] = t2c_w1.v[0];
         t2c_v7_p1[1] = t2c_w1.v[1];
         t2c_v7_p1[2] = t2c_w1.v[2];
@@ -94,8 +95,8 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
         t2c_v7_p1[2] = 0u;
         t2c_v7_p1[3] = 0u;
       }
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
         t2c_v7_p1[4] = t2c_w2.v[0];
         t2c_v7_p1[5] = t2c_w2.v[1];
         t2c_v7_p1[6] = t2c_w2.v[2];
@@ -109,8 +110,9 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     }
     unsigned t2c_v9_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v9_p1, 0 iterations ahead
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
         t2c_v9_p1[0] = t2c_w3.v[0];
         t2c_v9_p1[1] = t2c_w3.v[1];
         t2c_v9_p1[2] = t2c_w3.v[2];
@@ -121,8 +123,8 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
         t2c_v9_p1[2] = 0u;
         t2c_v9_p1[3] = 0u;
       }
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
         t2c_v9_p1[4] = t2c_w4.v[0];
         t2c_v9_p1[5] = t2c_w4.v[1];
         t2c_v9_p1[6] = t2c_w4.v[2];
@@ -344,8 +346,9 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
       if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w9 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+        const int t2c_blk_at1 = (j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0;  // blk
+        if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w9 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
           t2c_v7_p1[0] = t2c_w9.v[0];
           t2c_v7_p1[1] = t2c_w9.v[1];
           t2c_v7_p1[2] = t2c_w9.v[2];
@@ -356,8 +359,8 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
           t2c_v7_p1[2] = 0u;
           t2c_v7_p1[3] = 0u;
         }
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w10 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+        if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w10 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
           t2c_v7_p1[4] = t2c_w10.v[0];
           t2c_v7_p1[5] = t2c_w10.v[1];
           t2c_v7_p1[6] = t2c_w10.v[2];
@@ -370,8 +373,9 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
         }
       }
       if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
+        const int t2c_blk_at1 = (j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0;  // blk
+        if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + t2c_c1);
           t2c_v9_p1[0] = t2c_w11.v[0];
           t2c_v9_p1[1] = t2c_w11.v[1];
           t2c_v9_p1[2] = t2c_w11.v[2];
@@ -382,8 +386,8 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
           t2c_v9_p1[2] = 0u;
           t2c_v9_p1[3] = 0u;
         }
-        if ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB) {
-          const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
+        if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+          const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1);
           t2c_v9_p1[4] = t2c_w12.v[0];
           t2c_v9_p1[5] = t2c_w12.v[1];
           t2c_v9_p1[6] = t2c_w12.v[2];
@@ -445,41 +449,43 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
     // paged-decode-scalars.tl:23: for j in range(0, nblk) {
     unsigned t2c_v7_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v7_p1, 0 iterations ahead
-      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     unsigned t2c_v9_p1[8];  // 16 f16 elements, 2 a register
     if (0 < nblk) {  // t2c_v9_p1, 0 iterations ahead
-      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     for (int j_ = 0; j_ < nblk; ++j_) {
       // paged-decode-scalars.tl:25: var k = f32(KC[blk, 0 :+ PB, h, 0 :+ D])     // [PB, D]
@@ -691,40 +697,42 @@ paged_decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const 
       // paged-decode-scalars.tl:33: m = mnew
       m[0] = mnew[0];
       if (j_ + 1 < nblk) {  // t2c_v7_p1, 1 iteration ahead
-        t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        const int t2c_blk_at1 = (j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0;  // blk
+        t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[4], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[5], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[6], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v7_p1[7], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (j_ + 1 < nblk) {  // t2c_v9_p1, 1 iteration ahead
-        t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0)) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        const int t2c_blk_at1 = (j_ + 1) < MAXB ? BT[((long long)b) * MAXB + (j_ + 1)] : 0;  // blk
+        t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + t2c_c1] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[4], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[5], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[6], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c::part_ref<__half>(t2c_v9_p1[7], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + (t2c_r1 + 8)) * H + h) * 128 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
     }
     // paged-decode-scalars.tl:35: O[b, h, 0 :+ D] = f16(acc / l)

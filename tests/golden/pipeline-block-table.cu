@@ -88,8 +88,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     unsigned t2c_v7_p1[4];  // 8 f16 elements, 2 a register
     unsigned t2c_v7_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v7_p1, 0 iterations ahead
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w1 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v7_p1[0] = t2c_w1.v[0];
         t2c_v7_p1[1] = t2c_w1.v[1];
         t2c_v7_p1[2] = t2c_w1.v[2];
@@ -102,8 +103,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       }
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
-      if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+      const int t2c_blk_at1 = (0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0;  // blk
+      if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w2 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v7_p2[0] = t2c_w2.v[0];
         t2c_v7_p2[1] = t2c_w2.v[1];
         t2c_v7_p2[2] = t2c_w2.v[2];
@@ -118,8 +120,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     unsigned t2c_v9_p1[4];  // 8 f16 elements, 2 a register
     unsigned t2c_v9_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v9_p1, 0 iterations ahead
-      if ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      if ((unsigned)(t2c_blk_at0) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w3 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v9_p1[0] = t2c_w3.v[0];
         t2c_v9_p1[1] = t2c_w3.v[1];
         t2c_v9_p1[2] = t2c_w3.v[2];
@@ -132,8 +135,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
       }
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
-      if ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB) {
-        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+      const int t2c_blk_at1 = (0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0;  // blk
+      if ((unsigned)(t2c_blk_at1) < (unsigned)NB) {
+        const t2c::Vec<unsigned, 4> t2c_w4 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
         t2c_v9_p2[0] = t2c_w4.v[0];
         t2c_v9_p2[1] = t2c_w4.v[1];
         t2c_v9_p2[2] = t2c_w4.v[2];
@@ -307,8 +311,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
         // pipeline-block-table.tl:29: m = mnew
         m[0] = mnew[0];
         if (j_ + 2 < t2c_end6) {  // t2c_v7_p1, 2 iterations ahead
-          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-            const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          if ((unsigned)(t2c_blk_at2) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w11 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
             t2c_v7_p1[0] = t2c_w11.v[0];
             t2c_v7_p1[1] = t2c_w11.v[1];
             t2c_v7_p1[2] = t2c_w11.v[2];
@@ -321,8 +326,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
           }
         }
         if (j_ + 2 < t2c_end6) {  // t2c_v9_p1, 2 iterations ahead
-          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-            const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          if ((unsigned)(t2c_blk_at2) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w12 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
             t2c_v9_p1[0] = t2c_w12.v[0];
             t2c_v9_p1[1] = t2c_w12.v[1];
             t2c_v9_p1[2] = t2c_w12.v[2];
@@ -496,8 +502,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
         // pipeline-block-table.tl:29: m = mnew
         m[0] = mnew[0];
         if (j_ + 2 < t2c_end6) {  // t2c_v7_p2, 2 iterations ahead
-          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-            const t2c::Vec<unsigned, 4> t2c_w17 = t2c::ldg_words<8>(KC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          if ((unsigned)(t2c_blk_at2) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w17 = t2c::ldg_words<8>(KC + ((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
             t2c_v7_p2[0] = t2c_w17.v[0];
             t2c_v7_p2[1] = t2c_w17.v[1];
             t2c_v7_p2[2] = t2c_w17.v[2];
@@ -510,8 +517,9 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
           }
         }
         if (j_ + 2 < t2c_end6) {  // t2c_v9_p2, 2 iterations ahead
-          if ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB) {
-            const t2c::Vec<unsigned, 4> t2c_w18 = t2c::ldg_words<8>(VC + ((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          if ((unsigned)(t2c_blk_at2) < (unsigned)NB) {
+            const t2c::Vec<unsigned, 4> t2c_w18 = t2c::ldg_words<8>(VC + ((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1);
             t2c_v9_p2[0] = t2c_w18.v[0];
             t2c_v9_p2[1] = t2c_w18.v[1];
             t2c_v9_p2[2] = t2c_w18.v[2];
@@ -576,46 +584,50 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
     unsigned t2c_v7_p1[4];  // 8 f16 elements, 2 a register
     unsigned t2c_v7_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v7_p1, 0 iterations ahead
-      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? KC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? KC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v7_p2, 1 iteration ahead
-      t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? KC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at1 = (0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? KC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     unsigned t2c_v9_p1[4];  // 8 f16 elements, 2 a register
     unsigned t2c_v9_p2[4];  // 8 f16 elements, 2 a register
     if (0 < ((len + 16 - 1) / 16)) {  // t2c_v9_p1, 0 iterations ahead
-      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0) < (unsigned)NB ? VC[((((long long)(0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at0 = 0 < MAXB ? BT[((long long)b) * MAXB + 0] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(t2c_blk_at0) < (unsigned)NB ? VC[((((long long)t2c_blk_at0) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 1 < ((len + 16 - 1) / 16)) {  // t2c_v9_p2, 1 iteration ahead
-      t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0) < (unsigned)NB ? VC[((((long long)((0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_blk_at1 = (0 + 1) < MAXB ? BT[((long long)b) * MAXB + (0 + 1)] : 0;  // blk
+      t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)(t2c_blk_at1) < (unsigned)NB ? VC[((((long long)t2c_blk_at1) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     const int t2c_end20 = (len + 16 - 1) / 16;
     for (int t2c_it19 = 0; t2c_it19 < t2c_end20; t2c_it19 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
@@ -779,24 +791,26 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
         // pipeline-block-table.tl:29: m = mnew
         m[0] = mnew[0];
         if (j_ + 2 < t2c_end20) {  // t2c_v7_p1, 2 iterations ahead
-          t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          t2c::part_ref<__half>(t2c_v7_p1[0], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[0], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[1], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[1], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[2], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[2], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[3], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p1[3], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
         }
         if (j_ + 2 < t2c_end20) {  // t2c_v9_p1, 2 iterations ahead
-          t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          t2c::part_ref<__half>(t2c_v9_p1[0], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[0], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[1], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[1], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[2], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[2], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[3], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p1[3], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
         }
       }
       if (t2c_it19 + 1 >= t2c_end20) break;
@@ -960,24 +974,26 @@ decode(const __half *__restrict__ Q, const __half *__restrict__ KC, const __half
         // pipeline-block-table.tl:29: m = mnew
         m[0] = mnew[0];
         if (j_ + 2 < t2c_end20) {  // t2c_v7_p2, 2 iterations ahead
-          t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? KC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          t2c::part_ref<__half>(t2c_v7_p2[0], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[0], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[1], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[1], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[2], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[2], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[3], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v7_p2[3], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? KC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
         }
         if (j_ + 2 < t2c_end20) {  // t2c_v9_p2, 2 iterations ahead
-          t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-          t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0) < (unsigned)NB ? VC[((((long long)((j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0)) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+          const int t2c_blk_at2 = (j_ + 2) < MAXB ? BT[((long long)b) * MAXB + (j_ + 2)] : 0;  // blk
+          t2c::part_ref<__half>(t2c_v9_p2[0], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + t2c_c1] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[0], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[1], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[1], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[2], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[2], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[3], 0) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+          t2c::part_ref<__half>(t2c_v9_p2[3], 1) = ((unsigned)(t2c_blk_at2) < (unsigned)NB ? VC[((((long long)t2c_blk_at2) * 16 + t2c_r1) * H + h) * 64 + (t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
         }
       }
     }

@@ -30,8 +30,13 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
     float t2c_v2_p1[8];
     float t2c_v2_p2[8];
     if (0 < n) {  // t2c_v2_p1, 0 iterations ahead
-      if ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
-        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+      const int t2c_v0_at0 = 0 + 1;  // v0
+      const int t2c_v1_at0 = t2c_v0_at0 * 2;  // v1
+      const int t2c_v2_at0 = t2c_v1_at0 - 1;  // v2
+      const int t2c_v3_at0 = t2c_v2_at0 / 3;  // v3
+      const int t2c_m0_at0 = t2c_v3_at0 * 16;  // m0
+      if ((unsigned)(t2c_m0_at0 + t2c_r0) < (unsigned)M) {
+        const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at0 + t2c_r0)) * 64 + t2c_c0);
         t2c_v2_p1[0] = t2c_w0.v[0];
         t2c_v2_p1[1] = t2c_w0.v[1];
         t2c_v2_p1[2] = t2c_w0.v[2];
@@ -42,8 +47,8 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         t2c_v2_p1[2] = 0.0f;
         t2c_v2_p1[3] = 0.0f;
       }
-      if ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
-        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + (((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+      if ((unsigned)(t2c_m0_at0 + t2c_r0 + 8) < (unsigned)M) {
+        const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at0 + t2c_r0 + 8)) * 64 + t2c_c0);
         t2c_v2_p1[4] = t2c_w1.v[0];
         t2c_v2_p1[5] = t2c_w1.v[1];
         t2c_v2_p1[6] = t2c_w1.v[2];
@@ -56,8 +61,13 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
       }
     }
     if (0 + 1 < n) {  // t2c_v2_p2, 1 iteration ahead
-      if ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
-        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + (((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+      const int t2c_v0_at1 = (0 + 1) + 1;  // v0
+      const int t2c_v1_at1 = t2c_v0_at1 * 2;  // v1
+      const int t2c_v2_at1 = t2c_v1_at1 - 1;  // v2
+      const int t2c_v3_at1 = t2c_v2_at1 / 3;  // v3
+      const int t2c_m0_at1 = t2c_v3_at1 * 16;  // m0
+      if ((unsigned)(t2c_m0_at1 + t2c_r0) < (unsigned)M) {
+        const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at1 + t2c_r0)) * 64 + t2c_c0);
         t2c_v2_p2[0] = t2c_w2.v[0];
         t2c_v2_p2[1] = t2c_w2.v[1];
         t2c_v2_p2[2] = t2c_w2.v[2];
@@ -68,8 +78,8 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         t2c_v2_p2[2] = 0.0f;
         t2c_v2_p2[3] = 0.0f;
       }
-      if ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
-        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + (((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+      if ((unsigned)(t2c_m0_at1 + t2c_r0 + 8) < (unsigned)M) {
+        const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at1 + t2c_r0 + 8)) * 64 + t2c_c0);
         t2c_v2_p2[4] = t2c_w3.v[0];
         t2c_v2_p2[5] = t2c_w3.v[1];
         t2c_v2_p2[6] = t2c_w3.v[2];
@@ -103,8 +113,13 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         acc[6] += t2c_v2[6];
         acc[7] += t2c_v2[7];
         if (it + 2 < n) {  // t2c_v2_p1, 2 iterations ahead
-          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
-            const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+          const int t2c_v0_at2 = (it + 2) + 1;  // v0
+          const int t2c_v1_at2 = t2c_v0_at2 * 2;  // v1
+          const int t2c_v2_at2 = t2c_v1_at2 - 1;  // v2
+          const int t2c_v3_at2 = t2c_v2_at2 / 3;  // v3
+          const int t2c_m0_at2 = t2c_v3_at2 * 16;  // m0
+          if ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w5 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at2 + t2c_r0)) * 64 + t2c_c0);
             t2c_v2_p1[0] = t2c_w5.v[0];
             t2c_v2_p1[1] = t2c_w5.v[1];
             t2c_v2_p1[2] = t2c_w5.v[2];
@@ -115,8 +130,8 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
             t2c_v2_p1[2] = 0.0f;
             t2c_v2_p1[3] = 0.0f;
           }
-          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
-            const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+          if ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w6 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + t2c_c0);
             t2c_v2_p1[4] = t2c_w6.v[0];
             t2c_v2_p1[5] = t2c_w6.v[1];
             t2c_v2_p1[6] = t2c_w6.v[2];
@@ -151,8 +166,13 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         acc[6] += t2c_v2[6];
         acc[7] += t2c_v2[7];
         if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
-          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M) {
-            const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0));
+          const int t2c_v0_at2 = (it + 2) + 1;  // v0
+          const int t2c_v1_at2 = t2c_v0_at2 * 2;  // v1
+          const int t2c_v2_at2 = t2c_v1_at2 - 1;  // v2
+          const int t2c_v3_at2 = t2c_v2_at2 / 3;  // v3
+          const int t2c_m0_at2 = t2c_v3_at2 * 16;  // m0
+          if ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w7 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at2 + t2c_r0)) * 64 + t2c_c0);
             t2c_v2_p2[0] = t2c_w7.v[0];
             t2c_v2_p2[1] = t2c_w7.v[1];
             t2c_v2_p2[2] = t2c_w7.v[2];
@@ -163,8 +183,8 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
             t2c_v2_p2[2] = 0.0f;
             t2c_v2_p2[3] = 0.0f;
           }
-          if ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M) {
-            const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(X + (((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0));
+          if ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M) {
+            const t2c::Vec<float, 4> t2c_w8 = t2c::ldg_vec<4>(X + ((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + t2c_c0);
             t2c_v2_p2[4] = t2c_w8.v[0];
             t2c_v2_p2[5] = t2c_w8.v[1];
             t2c_v2_p2[6] = t2c_w8.v[2];
@@ -196,24 +216,34 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
     float t2c_v2_p1[8];
     float t2c_v2_p2[8];
     if (0 < n) {  // t2c_v2_p1, 0 iterations ahead
-      t2c_v2_p1[0] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2_p1[1] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[2] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[3] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2_p1[4] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2_p1[5] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p1[6] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p1[7] = ((unsigned)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(((((0 + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      const int t2c_v0_at0 = 0 + 1;  // v0
+      const int t2c_v1_at0 = t2c_v0_at0 * 2;  // v1
+      const int t2c_v2_at0 = t2c_v1_at0 - 1;  // v2
+      const int t2c_v3_at0 = t2c_v2_at0 / 3;  // v3
+      const int t2c_m0_at0 = t2c_v3_at0 * 16;  // m0
+      t2c_v2_p1[0] = ((unsigned)(t2c_m0_at0 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2_p1[1] = ((unsigned)(t2c_m0_at0 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2_p1[2] = ((unsigned)(t2c_m0_at0 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2_p1[3] = ((unsigned)(t2c_m0_at0 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v2_p1[4] = ((unsigned)(t2c_m0_at0 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2_p1[5] = ((unsigned)(t2c_m0_at0 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2_p1[6] = ((unsigned)(t2c_m0_at0 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2_p1[7] = ((unsigned)(t2c_m0_at0 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at0 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     if (0 + 1 < n) {  // t2c_v2_p2, 1 iteration ahead
-      t2c_v2_p2[0] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2_p2[1] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p2[2] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p2[3] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-      t2c_v2_p2[4] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-      t2c_v2_p2[5] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-      t2c_v2_p2[6] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-      t2c_v2_p2[7] = ((unsigned)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((0 + 1) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      const int t2c_v0_at1 = (0 + 1) + 1;  // v0
+      const int t2c_v1_at1 = t2c_v0_at1 * 2;  // v1
+      const int t2c_v2_at1 = t2c_v1_at1 - 1;  // v2
+      const int t2c_v3_at1 = t2c_v2_at1 / 3;  // v3
+      const int t2c_m0_at1 = t2c_v3_at1 * 16;  // m0
+      t2c_v2_p2[0] = ((unsigned)(t2c_m0_at1 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2_p2[1] = ((unsigned)(t2c_m0_at1 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2_p2[2] = ((unsigned)(t2c_m0_at1 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2_p2[3] = ((unsigned)(t2c_m0_at1 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+      t2c_v2_p2[4] = ((unsigned)(t2c_m0_at1 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+      t2c_v2_p2[5] = ((unsigned)(t2c_m0_at1 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+      t2c_v2_p2[6] = ((unsigned)(t2c_m0_at1 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+      t2c_v2_p2[7] = ((unsigned)(t2c_m0_at1 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at1 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
     }
     for (int t2c_it9 = 0; t2c_it9 < n; t2c_it9 += 2) {  // 2 iterations: the rings' slots in turn, none shifted
       {  // its slot 1 of each ring
@@ -237,14 +267,19 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         acc[6] += t2c_v2[6];
         acc[7] += t2c_v2[7];
         if (it + 2 < n) {  // t2c_v2_p1, 2 iterations ahead
-          t2c_v2_p1[0] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-          t2c_v2_p1[1] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-          t2c_v2_p1[2] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-          t2c_v2_p1[3] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-          t2c_v2_p1[4] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-          t2c_v2_p1[5] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-          t2c_v2_p1[6] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-          t2c_v2_p1[7] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          const int t2c_v0_at2 = (it + 2) + 1;  // v0
+          const int t2c_v1_at2 = t2c_v0_at2 * 2;  // v1
+          const int t2c_v2_at2 = t2c_v1_at2 - 1;  // v2
+          const int t2c_v3_at2 = t2c_v2_at2 / 3;  // v3
+          const int t2c_m0_at2 = t2c_v3_at2 * 16;  // m0
+          t2c_v2_p1[0] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p1[1] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p1[2] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p1[3] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          t2c_v2_p1[4] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p1[5] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p1[6] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p1[7] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
         }
       }
       if (t2c_it9 + 1 >= n) break;
@@ -269,14 +304,19 @@ pipeline_var_chain(const float *__restrict__ X, float *__restrict__ O, int n, in
         acc[6] += t2c_v2[6];
         acc[7] += t2c_v2[7];
         if (it + 2 < n) {  // t2c_v2_p2, 2 iterations ahead
-          t2c_v2_p2[0] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
-          t2c_v2_p2[1] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
-          t2c_v2_p2[2] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
-          t2c_v2_p2[3] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
-          t2c_v2_p2[4] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
-          t2c_v2_p2[5] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
-          t2c_v2_p2[6] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
-          t2c_v2_p2[7] = ((unsigned)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8) < (unsigned)M ? X[((long long)((((((it + 2) + 1) * 2) - 1) / 3) * 16 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          const int t2c_v0_at2 = (it + 2) + 1;  // v0
+          const int t2c_v1_at2 = t2c_v0_at2 * 2;  // v1
+          const int t2c_v2_at2 = t2c_v1_at2 - 1;  // v2
+          const int t2c_v3_at2 = t2c_v2_at2 / 3;  // v3
+          const int t2c_m0_at2 = t2c_v3_at2 * 16;  // m0
+          t2c_v2_p2[0] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p2[1] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p2[2] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p2[3] = ((unsigned)(t2c_m0_at2 + t2c_r0) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0)) * 64 + (t2c_c0 + 3)] : 0.0f);
+          t2c_v2_p2[4] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + t2c_c0] : 0.0f);
+          t2c_v2_p2[5] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 1)] : 0.0f);
+          t2c_v2_p2[6] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 2)] : 0.0f);
+          t2c_v2_p2[7] = ((unsigned)(t2c_m0_at2 + t2c_r0 + 8) < (unsigned)M ? X[((long long)(t2c_m0_at2 + t2c_r0 + 8)) * 64 + (t2c_c0 + 3)] : 0.0f);
         }
       }
     }

@@ -63,16 +63,18 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     acc[31] = 0.0f;
     // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
-      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
+      const int t2c_c0_at0 = t2c::imod<int>(0, C);  // c0
+      t2c::cp_async_16(&t2c_v2_s[t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
     }
     if (0 < KC) {  // t2c_v3_s, 0 iterations ahead
       t2c::cp_async_16(&t2c_v3_s[t2c_r2 * 72 + t2c_c2], Wt + (t2c_r2 < KC ? ((long long)t2c_r2) * 64 + t2c_c2 : 0), t2c_r2 < KC ? 16 : 0);
     }
     t2c::cp_async_commit();
     if (0 + 32 < KC) {  // t2c_v2_s, 1 iteration ahead
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
-      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
+      const int t2c_c0_at1 = t2c::imod<int>((0 + 32), C);  // c0
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+      t2c::cp_async_16(&t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
     }
     if (0 + 32 < KC) {  // t2c_v3_s, 1 iteration ahead
       t2c::cp_async_16(&t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2], Wt + ((0 + 32 + t2c_r2) < KC ? ((long long)(0 + 32 + t2c_r2)) * 64 + t2c_c2 : 0), (0 + 32 + t2c_r2) < KC ? 16 : 0);
@@ -104,8 +106,9 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
-        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
+        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), C);  // c0
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
+        t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v3_s, 2 iterations ahead
         t2c::cp_async_16(&t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2], Wt + ((kk_ + 2 * 32 + t2c_r2) < KC ? ((long long)(kk_ + 2 * 32 + t2c_r2)) * 64 + t2c_c2 : 0), (kk_ + 2 * 32 + t2c_r2) < KC ? 16 : 0);
@@ -189,22 +192,23 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     acc[31] = 0.0f;
     // remainder-start-runs.tl:19: acc += dot(X[m0 :+ 128, c0 :+ 32], Wt[kk :+ 32, 0 :+ 64])
     if (0 < KC) {  // t2c_v2_s, 0 iterations ahead
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>(0, C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_c0_at0 = t2c::imod<int>(0, C);  // c0
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[(t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at0 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 < KC) {  // t2c_v3_s, 0 iterations ahead
       t2c_v3_s[t2c_r2 * 72 + t2c_c2] = (t2c_r2 < KC ? Wt[((long long)t2c_r2) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));
@@ -218,22 +222,23 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
     }
     t2c::cp_async_commit();
     if (0 + 32 < KC) {  // t2c_v2_s, 1 iteration ahead
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((0 + 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      const int t2c_c0_at1 = t2c::imod<int>((0 + 32), C);  // c0
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at1 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+      t2c_v2_s[1 * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at1 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
     }
     if (0 + 32 < KC) {  // t2c_v3_s, 1 iteration ahead
       t2c_v3_s[1 * 2304 + t2c_r2 * 72 + t2c_c2] = ((0 + 32 + t2c_r2) < KC ? Wt[((long long)(0 + 32 + t2c_r2)) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));
@@ -272,22 +277,23 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
-        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c::imod<int>((kk_ + 2 * 32), C) + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), C);  // c0
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 3] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 4] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 5] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 6] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 7] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 1] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 2] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 3] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 3)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 4] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 4)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 5] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 5)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 6] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 6)] : t2c::cvt<__half>(0.0f));
+        t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1 + 7] = ((m0 + t2c_r1 + 64) < M ? X[((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1 + 7)] : t2c::cvt<__half>(0.0f));
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v3_s, 2 iterations ahead
         t2c_v3_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2] = ((kk_ + 2 * 32 + t2c_r2) < KC ? Wt[((long long)(kk_ + 2 * 32 + t2c_r2)) * 64 + t2c_c2] : t2c::cvt<__half>(0.0f));

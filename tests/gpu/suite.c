@@ -3944,6 +3944,45 @@ static void t_remainder_start(Tally *T) {
     call_free(&k);
   }
 }
+/* conv_implicit (tests/gpu): a 3x3 NHWC conv2d as an implicit GEMM, K walked as (tap = kk /
+ * CI, c0 = kk % CI), the A tile gathered at the tap's shifted pixel (zero outside the image).
+ * Ragged pixels (NB*H*W not a multiple of 64) and CO, CI of one and two chunks, an image
+ * narrower than the taps; on sm_90, sm_90a and sm_80. */
+static void t_conv_implicit(Tally *T) {
+  static const int S[][5] = {{2, 5, 7, 32, 40}, {1, 9, 3, 64, 70}, {3, 1, 2, 32, 64}};
+  static const char *const targets[] = {"sm_90", "sm_90a", "sm_80"};
+  for (int c = 0; c < 9; c++) {
+    const int *p = S[c % 3];
+    int NB = p[0], H = p[1], W = p[2], CI = p[3], CO = p[4];
+    Rng r = rng_seed("conv_implicit", (uint64_t)c);
+    Call k;
+    call_init(&k, "conv_implicit.tl", "conv_implicit");
+    snprintf(k.target, sizeof k.target, "%s", targets[c / 3]);
+    Ten *X = call_in(&k, "X", F16, 4, SHAPE(NB, H, W, CI));
+    Ten *Wt = call_in(&k, "Wt", F16, 4, SHAPE(3, 3, CI, CO));
+    Ten *Y = call_out(&k, "Y", F16, 4, SHAPE(NB, H, W, CO));
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(Wt, &r, -1, 1);
+    for (int n = 0; n < NB; n++)
+      for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++)
+          for (int o = 0; o < CO; o++) {
+            double y = 0;
+            for (int dh = 0; dh < 3; dh++)
+              for (int dw = 0; dw < 3; dw++) {
+                int hi = h + dh - 1, wi = w + dw - 1;
+                if (hi < 0 || hi >= H || wi < 0 || wi >= W) continue;
+                for (int i = 0; i < CI; i++)
+                  y += X->v[(((size_t)n * H + hi) * W + wi) * CI + i] * Wt->v[(((size_t)dh * 3 + dw) * CI + i) * CO + o];
+              }
+            Y->ref[(((size_t)n * H + h) * W + w) * CO + o] = y;
+          }
+    char l[80];
+    label(l, sizeof l, "%s NB=%d H=%d W=%d CI=%d CO=%d", targets[c / 3], NB, H, W, CI, CO);
+    CHECK(T, call_check(&k, "conv_implicit", l));
+    call_free(&k);
+  }
+}
 /* scaled_scale_row_mx and scaled_scale_row_i8 (tests/gpu): block-scaled GEMMs, a scale
  * per row of A and of B and block of 32 along K (mx: u8 exponents e, 2^(e - 127); i8: f32),
  * the scale row of B loaded in a layout of its own and read through its shared copy
@@ -9908,6 +9947,7 @@ static const Test tests[] = {
     {"scatter_store_staged", t_scatter_store_staged},
     {"scatter_store_staged_var", t_scatter_store_staged_var},
     {"remainder_start", t_remainder_start},
+    {"conv_implicit", t_conv_implicit},
     {"scaled_scale_row", t_scaled_scale_row},
     {"pipeline_computed_index", t_pipeline_computed_index},
     {"lse_merge_pad", t_lse_merge_pad},

@@ -82,6 +82,31 @@ Test(report, spills_under_a_launch_cap_name_the_cap) {
   free(none);
 }
 
+/* Over 256 threads the threads alone cap each thread's registers (@launch(1024): 64), and
+ * the spills are that cap's (a user's cross-entropy row at 1024 threads was told "no
+ * register cap from @launch"). */
+Test(report, spills_under_a_thread_count_cap_name_the_cap) {
+  const char *src = "@launch(1024)\n"
+                    "kernel k(X: tensor<f32>[1024], Y: tensor<f32>[1024]) {\n"
+                    "  Y[0 :+ 1024] = X[0 :+ 1024] * 2.0\n"
+                    "}\n";
+  char *w = warnings_of(src, 64, 56, 64, 72);
+  cr_assert(strstr(w, "has a 56-byte stack frame (ptxas) for its register spills (64 bytes stored, 72 loaded): "
+                      "@launch(1024) holds each thread to 64 registers (65536 an SM over 1024 threads)"), "%s", w);
+  cr_assert(strstr(w, "spills (64 bytes stored, 72 loaded) with 64 registers per thread: @launch(1024) holds each "
+                      "thread to 64 (65536 registers an SM over 1024 threads)"), "%s", w);
+  cr_assert_null(strstr(w, "no register cap"), "%s", w);
+  free(w);
+  /* at 256 threads the cap is 256, past the 255 a thread can have: none */
+  const char *src256 = "@launch(256)\n"
+                       "kernel k(X: tensor<f32>[256], Y: tensor<f32>[256]) {\n"
+                       "  Y[0 :+ 256] = X[0 :+ 256] * 2.0\n"
+                       "}\n";
+  w = warnings_of(src256, 255, 24, 8, 8);
+  cr_assert(strstr(w, "no register cap from @launch"), "%s", w);
+  free(w);
+}
+
 /* A kernel that calls sin() or cos() has a frame of about 32 bytes without spills: their
  * reduction of a large argument's array. No warning for it (nothing could act on it); a
  * larger frame, or one with spills, is warned as before. */
