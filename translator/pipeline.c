@@ -570,6 +570,7 @@ typedef struct Uses {
   const TirOp *load;     /* the load that would fill the copy: another load of v is another use */
   bool other;            /* v is used other than by its load and its copies in the loop's body
                             (and, living in its copy, by reads of it inside the loop) */
+  const TirOp *by;       /* the first such use */
 } Uses;
 
 /* v read by name or as a hoisted value; reads of its copy count apart */
@@ -583,7 +584,10 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
     /* a dot reads its operands from their copies; so does every op inside the
      * loop a value living in its copy (TirVar.home), at its own elements */
     bool reads = expr_mentions(K, op->expr, u->v) || expr_mentions(K, op->pad, u->v) || (op->src == u->v && op->kind != TO_DOT);
-    if ((op->dst == u->v && !mine) || (reads && !(u->v->home && inside))) u->other = true;
+    if ((op->dst == u->v && !mine) || (reads && !(u->v->home && inside))) {
+      if (!u->other) u->by = op;
+      u->other = true;
+    }
     uses_block(K, &op->body, u, op == u->loop, inside || op == u->loop);
     uses_block(K, &op->els, u, false, inside);
   }
@@ -606,15 +610,28 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
     }
   if (l->dst->home) { /* the ring is its home: each iteration's ops read their stage */
     if (copies) return -1;
-    Uses u = {l->dst, f, l, false};
+    Uses u = {l->dst, f, l, false, NULL};
     uses_block(K, &K->body, &u, false, false);
     return u.other ? -1 : l->dst->home - 1;
   }
   if (copies != 1 || !K->bufs[bi].operand || !K->bufs[bi].alternating || K->bufs[bi].stages)
     return -1; /* an operand copy made in a loop */
-  Uses u = {l->dst, f, l, false};
+  Uses u = {l->dst, f, l, false, NULL};
   uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;
+}
+
+/* The statement that reads load l's value other than through its dot operand copy, where
+ * that read alone keeps the copy from being l's cp.async ring (direct_copy), or NULL. */
+static const Stmt *copy_read_besides(const TirKernel *K, const TirOp *f, const TirOp *l) {
+  if (!K->hw->cp_async || l->pad || l->dst->home) return NULL;
+  int copies = 0, bi = -1;
+  for (int i = 0; i < K->nbufs; i++)
+    if (K->bufs[i].spill_of == l->dst) bi = i, copies++;
+  if (copies != 1 || !K->bufs[bi].operand || K->bufs[bi].trans) return NULL;
+  Uses u = {l->dst, f, l, false, NULL};
+  uses_block(K, &K->body, &u, false, false);
+  return u.other && u.by->stmt ? u.by->stmt : NULL;
 }
 
 static TirOp *new_op(TirKernel *K, TirOpKind kind, Stmt *s) { return tir_new_op(K, NULL, kind, s); }
@@ -1578,6 +1595,13 @@ static const char *no_ahead_why(TirKernel *K, const TirOp *f, int stages, Loc *a
                           X->name, op->stmt->loc.line, INLINED_NODES);
     if (op->dst->home || op->dst->fused)
       return arena_printf(K->a, "the value loaded from '%s' at line %d is too large for registers", X->name, op->stmt->loc.line);
+    const Stmt *by = copy_read_besides(K, f, op);
+    if (by)
+      return arena_printf(K->a, "the load of '%s' at line %d feeds a dot through its shared copy, which a cp.async ring "
+                          "could fill, but line %d reads the value in registers too, and a ring of %d values in "
+                          "registers would take the kernel past its register budget of %s (load the slice again for "
+                          "line %d: the dot's copy then gets its ring)",
+                          X->name, op->stmt->loc.line, by->loc.line, stages - 1, budget_text(K), by->loc.line);
     return arena_printf(K->a, "a ring of %d values of the load of '%s' at line %d would take the kernel past its register "
                               "budget of %s (fewer stages, or a smaller tile)",
                         stages - 1, X->name, op->stmt->loc.line, budget_text(K));
