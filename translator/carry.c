@@ -240,13 +240,16 @@ static const char *carriable(const TirKernel *K, const TirOp *loop, int i, Fold 
   if (A->uguard || (!lhs && A->dst->layout != t->layout && !f->copy))
     return arena_printf(K->a, "%s is not in the fold's layout", *into);
   int w = elem_bytes[t->elem] > 4 ? 2 : 1, regs = layout_count(L) * w;
-  if (R->kind == TO_REDUCE && (!L->wtiles || L->mma) && regs > CARRY_SPLIT_REGS) { /* (a scan's warp tiles: not tried) */
+  if ((R->kind == TO_REDUCE || (R->kind == TO_SUM && L->kind == LY_BLOCKED)) && (!L->wtiles || L->mma) &&
+      regs > CARRY_SPLIT_REGS) { /* (a scan's warp tiles: not tried) */
     /* a thread holding several elements of a row (column) folds them into one
      * partial per row (column) in each iteration (adds it does anyway, with no
      * shuffle), and carries those: one element a partial would hold
      * rr * rc * vec registers across the loop where rr (rc * vec) do. Not for a
-     * few: their independent adds keep a loop's chain short (layernorm's 8) */
-    bool down = tir_down_cols(R);
+     * few: their independent adds keep a loop's chain short (layernorm's 8). A
+     * sum() into a scalar folds so along its operand's rows (its partials are
+     * summed whole after the loop) */
+    bool down = R->kind == TO_REDUCE && tir_down_cols(R);
     int folded = (down ? L->rc * L->vec : L->rr) * w;
     if ((down ? L->rr > 1 : L->rc * L->vec > 1) && folded <= CARRY_MAX_REGS) f->intra = true, regs = folded;
   }
@@ -372,7 +375,7 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
     /* p: the partials in e's layout, or each thread's own fold of its rows (columns) of e
      * in layout_partials' (f->intra) */
     const char *fold = builtin_names[R->red];
-    bool down = tir_down_cols(R);
+    bool down = R->kind == TO_REDUCE && tir_down_cols(R);
     const Layout *pl = f->intra ? layout_partials(K, f->lay, down) : f->lay;
     int rank = f->intra || !f->of ? 2 : f->of->rank;
     int rows = f->intra ? pl->rows : f->of ? f->of->rows : R->rows, cols = f->intra ? pl->cols : f->of ? f->of->cols : R->cols;
@@ -398,6 +401,11 @@ static TirVar *carry(TirKernel *K, TirBlock *b, int li, int *nfold, int *nassign
       step->dst = p;
       step->intra = true;
       step->expr = e;
+      if (R->kind == TO_SUM) { /* sum(): each row's own elements, a row sum in each thread */
+        step->kind = TO_REDUCE;
+        step->red = B_ROWSUM;
+        step->src = NULL;
+      }
     } else {
       step = f->add == B_ROWSUM ? assign_op(K, R, p, TK_ADD_ASSIGN, e)
                                 : assign_op(K, R, p, TK_ASSIGN, fold_call(K, f->add == B_ROWMAX ? B_MAX : B_MIN, tir_read_of(K, p), e));

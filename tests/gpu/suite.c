@@ -8474,6 +8474,42 @@ static void t_carry_scalar(Tally *T) {
   }
 }
 
+/* carry_sum_rows: sum() into scalars across loops with 16 elements a thread: each thread's
+ * own fold of its rows carried (2 partials, and 1 of a rank-1 slice). Ragged HW and L, a
+ * first loop that starts past HW (no iteration), one exact tile. */
+static void t_carry_sum_rows(Tally *T) {
+  static const int C[][4] = {{3, 300, 5000, 0}, {2, 256, 4096, 0}, {4, 37, 100, 64}, {1, 700, 1, 512}};
+  for (int c = 0; c < 4; c++) {
+    int N = C[c][0], HW = C[c][1], L = C[c][2], h0s = C[c][3];
+    Rng r = rng_seed("carry_sum_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "carry_sum_rows.tl", "carry_sum_rows");
+    Ten *X = call_in(&k, "X", F32, 3, SHAPE(N, 16, HW));
+    Ten *Y = call_in(&k, "Y", I32, 2, SHAPE(N, L));
+    Ten *O = call_out(&k, "O", F32, 2, SHAPE(N, 2));
+    Ten *P = call_out(&k, "P", I32, 1, SHAPE(N));
+    call_arg(&k, "h0s=%d", h0s);
+    fill_uniform(X, &r, -1, 1);
+    fill_int(Y, &r, -1000, 1000);
+    for (int n = 0; n < N; n++) {
+      double s = 0, ss = 0.5, t = 3;
+      for (int i = 0; i < 16; i++)
+        for (int h = h0s; h < HW; h++) {
+          double x = X->v[((size_t)n * 16 + i) * HW + h];
+          s += x, ss += x * x;
+        }
+      for (int l = 0; l < L; l++) t -= Y->v[(size_t)n * L + l];
+      R2(O, n, 0) = s;
+      R2(O, n, 1) = ss;
+      P->ref[n] = t;
+    }
+    char l[64];
+    label(l, sizeof l, "N=%d HW=%d L=%d h0s=%d", N, HW, L, h0s);
+    CHECK(T, call_check(&k, "carry_sum_rows", l));
+    call_free(&k);
+  }
+}
+
 /* carry_gather: a running row sum read by a gather's index in the loop */
 static void t_carry_gather(Tally *T) {
   static const int Ms[] = {4, 13, 30, 1};
@@ -10057,6 +10093,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"carry_sum_rows", t_carry_sum_rows},
     {"carry_cols", t_carry_cols},
     {"carry_gather", t_carry_gather},
     {"tiny_rows", t_tiny_rows},
