@@ -1717,11 +1717,22 @@ static void print_scan_scratch(Printer *P, const TirOp *op, const char *half) {
   scan_finish(P, op, &c);
 }
 
+/* Whether the partials of w warps in scratch are folded by the lanes of each warp, lane l
+ * reading warp l % w's slot, then shuffles (t2c::fold_sum<w>): from 16 warps on (512 and
+ * 1024 threads), where a chain of w reads and w - 1 dependent adds held every slot in a
+ * register at once (a 1024-thread row's max: 32 registers, past the 64 a thread has). */
+static bool lane_combine(const Printer *P, int w) { return w >= 16 && w <= P->K->t->lanes && (w & (w - 1)) == 0; }
+
 static void print_sum_scratch(Printer *P, const TirOp *op, const char *half) {
   const TirBuf *f = &P->K->bufs[op->buf];
   const char *d = F("%s[0]", op->dst->cname);
   if (op->kind == TO_SCRATCH_WRITE) {
     line(P, "if (lane == 0) %s[%swarp] = %s;", f->cname, half, d);
+    return;
+  }
+  if (lane_combine(P, f->rows)) { /* each lane reads one warp's slot, and the lanes fold them */
+    line(P, "%s = t2c::fold_sum<%d>(%s[%s%s]);", d, f->rows, f->cname, half,
+         f->rows == P->K->t->lanes ? "lane" : F("lane %% %d", f->rows));
     return;
   }
   const char *v = F("%s[%s0]", f->cname, half);
@@ -1845,7 +1856,17 @@ static void print_scratch(Printer *P, const TirOp *op) {
       continue;
     }
     const char *v = F("%s[%s%s]", f->cname, half, row);
-    for (int w = 1; w < l->wc; w++) v = red_fold(P, op->red, v, F("%s[%s%d + %s]", f->cname, half, w * l->rows, row));
+    if (lane_combine(P, l->wc)) { /* every lane shuffles, in the row or not: the mask guards the assignment */
+      const char *ln = l->wc == P->K->t->lanes ? "lane" : F("(lane %% %d)", l->wc);
+      const char *ix = l->rows == 1 && strcmp(row, "0") == 0 ? ln : F("%s * %d + %s", ln, l->rows, row);
+      v = F("t2c::%s<%d>(%s[%s%s])", fold_name(row_fold(op->red)), l->wc, f->cname, half, ix);
+      if (rmask) {
+        const char *t = F("t2c_f%d", P->ctr++);
+        line(P, "const %s %s = %s;", ctype(op->dst->elem), t, v);
+        v = t;
+      }
+    } else
+      for (int w = 1; w < l->wc; w++) v = red_fold(P, op->red, v, F("%s[%s%d + %s]", f->cname, half, w * l->rows, row));
     if (rmask) line(P, "if (%s) %s = %s;", rmask, d, v);
     else line(P, "%s = %s;", d, v);
   }

@@ -8510,6 +8510,74 @@ static void t_carry_sum_rows(Tally *T) {
   }
 }
 
+/* wide_block_reduce: row reductions whose rows span 16 and 32 warps (512 and 1024 threads),
+ * the warps' partials folded by lanes and shuffles: a softmax row of up to 8192 a block,
+ * rowmax, rowmin and rowsum of two rows of 4096 a block (odd M: the last block's second
+ * row outside), sum() of [64, 64] tiles. Ragged N and M, one element, exact tiles. */
+static void t_wide_block_reduce(Tally *T) {
+  static const int SM[][2] = {{3, 5000}, {2, 8192}, {1, 1}, {4, 100}};
+  for (int c = 0; c < 4; c++) {
+    int M = SM[c][0], N = SM[c][1];
+    Rng r = rng_seed("wide_block_reduce", (uint64_t)c);
+    Call k;
+    call_init(&k, "wide_block_reduce.tl", "softmax_1024");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    fill_uniform(X, &r, -4, 4);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, l = 0;
+      for (int j = 0; j < N; j++) mx = fmax(mx, A2(X, i, j));
+      for (int j = 0; j < N; j++) l += exp(A2(X, i, j) - mx);
+      for (int j = 0; j < N; j++) R2(Y, i, j) = exp(A2(X, i, j) - mx) / l;
+    }
+    char l[64];
+    label(l, sizeof l, "softmax_1024 M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "softmax_1024", l));
+    call_free(&k);
+  }
+  static const int RM[][2] = {{5, 4096}, {3, 1000}, {1, 1}, {4, 4000}};
+  for (int c = 0; c < 4; c++) {
+    int M = RM[c][0], N = RM[c][1];
+    Rng r = rng_seed("wide_block_reduce_rows", (uint64_t)c);
+    Call k;
+    call_init(&k, "wide_block_reduce.tl", "rows_1024");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Mx = call_out(&k, "Mx", F32, 2, SHAPE(M, 1));
+    Ten *Mn = call_out(&k, "Mn", F32, 2, SHAPE(M, 1));
+    Ten *S = call_out(&k, "S", F32, 2, SHAPE(M, 1));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < M; i++) {
+      double mx = -INFINITY, mn = INFINITY, s = 0;
+      for (int j = 0; j < N; j++) mx = fmax(mx, A2(X, i, j)), mn = fmin(mn, A2(X, i, j)), s += A2(X, i, j);
+      R2(Mx, i, 0) = mx, R2(Mn, i, 0) = mn, R2(S, i, 0) = s;
+    }
+    char l[64];
+    label(l, sizeof l, "rows_1024 M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "rows_1024", l));
+    call_free(&k);
+  }
+  static const int SMs[] = {100, 64, 1, 200};
+  for (int c = 0; c < 4; c++) {
+    int M = SMs[c], G = (M + 63) / 64;
+    Rng r = rng_seed("wide_block_reduce_sum", (uint64_t)c);
+    Call k;
+    call_init(&k, "wide_block_reduce.tl", "sum_512");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, 64));
+    Ten *Tt = call_out(&k, "T", F32, 1, SHAPE(G));
+    fill_uniform(X, &r, -1, 1);
+    for (int g = 0; g < G; g++) {
+      double s = 0;
+      for (int i = g * 64; i < g * 64 + 64 && i < M; i++)
+        for (int j = 0; j < 64; j++) s += A2(X, i, j);
+      Tt->ref[g] = s;
+    }
+    char l[64];
+    label(l, sizeof l, "sum_512 M=%d", M);
+    CHECK(T, call_check(&k, "sum_512", l));
+    call_free(&k);
+  }
+}
+
 /* carry_gather: a running row sum read by a gather's index in the loop */
 static void t_carry_gather(Tally *T) {
   static const int Ms[] = {4, 13, 30, 1};
@@ -10093,6 +10161,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"wide_block_reduce", t_wide_block_reduce},
     {"carry_sum_rows", t_carry_sum_rows},
     {"carry_cols", t_carry_cols},
     {"carry_gather", t_carry_gather},
