@@ -2713,6 +2713,14 @@ static void recognise_assume(Assume *as) {
   if (e->kind != E_BINARY) return;
   Expr *l = e->u.binary.a, *r = e->u.binary.b;
   int64_t c;
+  /* SCALAR >= c, > c, == c with c >= 0: the scalar is non-negative (facts.c: a division by it
+     in a loop takes t2c::FastDiv, unsigned compares) */
+  if ((e->u.binary.op == TK_GE || e->u.binary.op == TK_GT || e->u.binary.op == TK_EQ) && l->kind == E_IDENT &&
+      l->u.ident.sym && l->u.ident.sym->kind == SY_SCALAR && l->u.ident.sym->ty.rank == 0 &&
+      elem_is_int(l->u.ident.sym->ty.elem) && check_const_int(r, &c) && c >= (e->u.binary.op == TK_GT ? -1 : 0)) {
+    l->u.ident.sym->assumed_nonneg = true;
+    return;
+  }
   /* SIZE % c == 0 */
   if (e->u.binary.op == TK_EQ && l->kind == E_BINARY && l->u.binary.op == TK_PERCENT &&
       l->u.binary.a->kind == E_IDENT && l->u.binary.a->u.ident.sym &&

@@ -42,6 +42,11 @@ typedef struct Printer {
   const char *nname[16];
   int nnamed;
   const Sym *defining;
+  int inloop;           /* the loops (for, while) around what is being printed */
+  /* the divisors of the divisions in loops printed as t2c::FastDiv (fastdiv_of): declared
+   * at the top of the kernel's body as t2c_dv<i> */
+  const char *divs[8];
+  int ndiv;
   const struct TirOp *uop; /* printing this op's guarded version: its uwhere take their first branch */
   const Layout *roll;   /* printing a rolled op (TirOp.rolled) in this layout: its first row is roll_row */
   const char *roll_row;
@@ -644,6 +649,33 @@ static const char *narrow(Printer *P, ElemType t, const char *v) {
 }
 
 /* x at element at of the op's layout (at NULL: a scalar expression). */
+/* Whether scalar x is the same for the whole kernel and can be computed at its top: sizes,
+ * scalar parameters and consts, and +, - and * of them. */
+static bool kernel_fixed(const Expr *x) {
+  if (x->ty.rank) return false;
+  if (x->flags & EF_CONST) return true;
+  switch (x->kind) {
+  case E_IDENT: {
+    const Sym *y = x->u.ident.sym;
+    return y && (y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST);
+  }
+  case E_BINARY:
+    return (x->u.binary.op == TK_PLUS || x->u.binary.op == TK_MINUS || x->u.binary.op == TK_STAR) &&
+           kernel_fixed(x->u.binary.a) && kernel_fixed(x->u.binary.b);
+  default: return false;
+  }
+}
+
+/* The t2c::FastDiv (rt.cuh) by divisor q, the kernel's i-th (declared by body_text), or NULL
+ * past 8 divisors. */
+static const char *fastdiv_of(Printer *P, const char *q) {
+  for (int i = 0; i < P->ndiv; i++)
+    if (strcmp(P->divs[i], q) == 0) return F("t2c_dv%d", i);
+  if (P->ndiv == 8) return NULL;
+  P->divs[P->ndiv] = q;
+  return F("t2c_dv%d", P->ndiv++);
+}
+
 /* The loop-local scalar whose inlined value x is (TirKernel.ikeys), or NULL. */
 static const Sym *inlined_scalar(const TirKernel *K, const Expr *x) {
   for (int i = 0; i < K->ikeys.len; i++)
@@ -709,6 +741,12 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && check_const_int(b, &c) &&
         c > 1 && c < ((int64_t)1 << 30) && facts_nonneg(a))
       return F("(int)((unsigned)%s %s %" PRId64 "u)", paren(P, strip(P, p)), op_text(x->u.binary.op), c);
+    /* in a loop, a non-negative i32 by a divisor the kernel fixes (sizes): t2c::FastDiv, made once */
+    if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && P->inloop &&
+        !(b->flags & EF_CONST) && kernel_fixed(b) && facts_nonneg(a) && facts_nonneg(b)) {
+      const char *d = fastdiv_of(P, strip(P, q));
+      if (d) return F("%s.%s(%s)", d, x->u.binary.op == TK_SLASH ? "div" : "mod", strip(P, p));
+    }
     /* (the templates return their T: nothing to narrow) */
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && elem_is_int(t) && !safe_divisor(b))
       return F("t2c::%s<%s>(%s, %s)", x->u.binary.op == TK_SLASH ? "idiv" : "imod", ctype(t), p, q);
@@ -3160,7 +3198,9 @@ static void print_rotated(Printer *P, const TirOp *op) {
     P->indent++;
     line(P, "const int %s = %s;", s->u.forr.sym->cname, at);
     P->nmirror = 0;
+    P->inloop++;
     print_block(P, &op->rbody[j]);
+    P->inloop--;
     P->nmirror = 0;
     P->indent--;
     line(P, "}");
@@ -3428,7 +3468,10 @@ static void print_op_kind(Printer *P, const TirOp *op) {
   }
   P->indent++;
   P->nmirror = 0;
+  bool loop = op->kind == TO_FOR || op->kind == TO_WHILE;
+  P->inloop += loop;
   print_block(P, op->rbody ? &op->rbody[0] : &op->body); /* a ring of one value: refilled at the body's end */
+  P->inloop -= loop;
   P->nmirror = 0;
   P->indent--;
   if (op->kind == TO_FOR) P->open = open.up;
@@ -3798,7 +3841,13 @@ static const char *body_text(Printer *P) {
   } else {
     print_block(P, &P->K->body);
   }
-  const char *s = arena_strndup(P->a, body.data ? body.data : "", body.len);
+  /* the divisors of divisions in loops, each made once (t2c::FastDiv) */
+  Buf divs = {0};
+  for (int i = 0; i < P->ndiv; i++)
+    buf_printf(&divs, "  const t2c::FastDiv t2c_dv%d(%s);  // divisions by it in loops: a multiply-high, an add, a shift\n",
+               i, P->divs[i]);
+  const char *s = arena_printf(P->a, "%s%s", divs.data ? divs.data : "", body.data ? body.data : "");
+  buf_free(&divs);
   buf_free(&body);
   return s;
 }

@@ -121,6 +121,7 @@ static bool nonneg_in(const Expr *x, int *work) {
     Sym *y = x->u.ident.sym;
     if (!y) return false;
     if (y->kind == SY_SIZE) return true;
+    if (y->kind == SY_SCALAR) return y->assumed_nonneg;
     if (y->kind == SY_LOOP) return nonneg_in(y->decl->u.forr.lo, work);
     /* a tile var assigned only at its declaration (facts_resolve follows scalars) */
     if (y->kind == SY_VAR && y->ty.rank > 0 && !y->reassigned && y->decl && y->decl->kind == S_VAR && y->decl->u.decl.init)

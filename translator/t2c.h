@@ -455,6 +455,7 @@ typedef struct Sym {
   const struct Stmt *assigns[8];
   int nassigns;
   bool nonneg_visit, multiple_visit;
+  bool assumed_nonneg;   /* a scalar parameter that an @assume keeps >= 0 (x >= c, x > c, x == c; c >= 0) */
   bool used;
   int reads;                /* SY_VAR: the reads of it (check.c; a write of it with = is none) */
   bool dead;                /* SY_VAR never read (check.c): said, and its C variable marked used (emit_tir.c) */

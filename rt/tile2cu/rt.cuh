@@ -291,6 +291,33 @@ T2C_DEVICE unsigned mulhi32(unsigned a, unsigned b) {
   return (unsigned)(((unsigned long long)a * b) >> 32);
 #endif
 }
+// Division of a non-negative i32 n by a positive divisor d that a kernel fixes once
+// (a size, or a product of sizes: kk / CI of a conv's k loop), where the translator
+// divides in a loop: a multiply-high, an add and a shift (Granlund and Montgomery's
+// round-up method, as PyTorch's IntDivider), not the ~20 instructions of a division by
+// a register. With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1 (below 2^32),
+// n / d = (mulhi(n, m) + n) >> s for every n < 2^31 (the sum stays below 2^32). d = 0
+// divides nothing (m = 0): the CPU backend reports the division, as t2c::idiv does.
+struct FastDiv {
+  int d;
+  unsigned m;
+  int s;
+  T2C_DEVICE explicit FastDiv(int d_) : d(d_), m(0), s(0) {
+    if (d_ <= 0) return;
+#ifdef __CUDA_ARCH__
+    s = 32 - __clz(d_ - 1);
+#else
+    while ((1ull << s) < (unsigned long long)d_) s++;
+#endif
+    m = (unsigned)(((1ull << 32) * ((1ull << s) - (unsigned long long)d_)) / (unsigned long long)d_ + 1);
+  }
+  T2C_DEVICE int div(int n) const {
+    check_div(n, d);
+    return (int)((mulhi32((unsigned)n, m) + (unsigned)n) >> s);
+  }
+  T2C_DEVICE int mod(int n) const { return n - div(n) * d; }
+};
+
 // Ten rounds on counter (c0, c1, c2, c3) with key (k0, k1); the key is bumped
 // by the Weyl constants before rounds 2 to 10.
 T2C_DEVICE Philox4x32 philox4x32_10(unsigned c0, unsigned c1, unsigned c2, unsigned c3, unsigned k0, unsigned k1) {

@@ -35,6 +35,7 @@ conv_implicit(const __half *__restrict__ X, const __half *__restrict__ Wt, __hal
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
   const int t2c_r3 = warp * 4 + lane / 8, t2c_c3 = (lane % 8) * 8;  // L3: this thread's first row and column
+  const t2c::FastDiv t2c_dv0(CI);  // divisions by it in loops: a multiply-high, an add, a shift
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && CO % 8 == 0 && t2c::aligned(Wt, 16) && t2c::aligned(Y, 16);
   if (t2c_fast) {
@@ -148,14 +149,14 @@ conv_implicit(const __half *__restrict__ X, const __half *__restrict__ Wt, __hal
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < t2c_end0) {  // a_s, 2 iterations ahead
-        const int t2c_tap_at2 = t2c::idiv<int>((kk_ + 2 * 32), CI);  // tap
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), CI);  // c0
+        const int t2c_tap_at2 = t2c_dv0.div(kk_ + 2 * 32);  // tap
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1], X + ((unsigned)(nn[0]) < (unsigned)NB && (unsigned)((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? ((((long long)nn[0]) * H + ((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + t2c_c1) : 0), (unsigned)(nn[0]) < (unsigned)NB && (unsigned)((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? 16 : 0);
         t2c::cp_async_16(&a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1], X + ((unsigned)(nn[1]) < (unsigned)NB && (unsigned)((hh[1] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[1] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? ((((long long)nn[1]) * H + ((hh[1] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[1] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + t2c_c1) : 0), (unsigned)(nn[1]) < (unsigned)NB && (unsigned)((hh[1] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[1] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? 16 : 0);
       }
       if (kk_ + 2 * 32 < t2c_end0) {  // b_s, 2 iterations ahead
-        const int t2c_tap_at2 = t2c::idiv<int>((kk_ + 2 * 32), CI);  // tap
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), CI);  // c0
+        const int t2c_tap_at2 = t2c_dv0.div(kk_ + 2 * 32);  // tap
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2], Wt + (((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2) < CO ? ((((long long)((int)((unsigned)t2c_tap_at2 / 3u))) * 3 + ((int)((unsigned)t2c_tap_at2 % 3u))) * CI + (t2c_c0_at2 + t2c_r2)) * CO + (n0 + t2c_c2) : 0), ((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2) < CO ? 16 : 0);
         t2c::cp_async_16(&b_s[((t2c_it0 + 2) % 3) * 2304 + (t2c_r2 + 16) * 72 + t2c_c2], Wt + (((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2) < CO ? ((((long long)((int)((unsigned)t2c_tap_at2 / 3u))) * 3 + ((int)((unsigned)t2c_tap_at2 % 3u))) * CI + (t2c_c0_at2 + t2c_r2 + 16)) * CO + (n0 + t2c_c2) : 0), ((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2) < CO ? 16 : 0);
       }
@@ -398,8 +399,8 @@ conv_implicit(const __half *__restrict__ X, const __half *__restrict__ Wt, __hal
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < t2c_end1) {  // a_s, 2 iterations ahead
-        const int t2c_tap_at2 = t2c::idiv<int>((kk_ + 2 * 32), CI);  // tap
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), CI);  // c0
+        const int t2c_tap_at2 = t2c_dv0.div(kk_ + 2 * 32);  // tap
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1] = ((unsigned)(nn[0]) < (unsigned)NB && (unsigned)((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? X[((((long long)nn[0]) * H + ((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
         a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 1] = ((unsigned)(nn[0]) < (unsigned)NB && (unsigned)((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? X[((((long long)nn[0]) * H + ((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + (t2c_c1 + 1))] : t2c::cvt<__half>(0.0f));
         a_s[((t2c_it0 + 2) % 3) * 2560 + t2c_r1 * 40 + t2c_c1 + 2] = ((unsigned)(nn[0]) < (unsigned)NB && (unsigned)((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? X[((((long long)nn[0]) * H + ((hh[0] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[0] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + (t2c_c1 + 2))] : t2c::cvt<__half>(0.0f));
@@ -418,8 +419,8 @@ conv_implicit(const __half *__restrict__ X, const __half *__restrict__ Wt, __hal
         a_s[((t2c_it0 + 2) % 3) * 2560 + (t2c_r1 + 32) * 40 + t2c_c1 + 7] = ((unsigned)(nn[1]) < (unsigned)NB && (unsigned)((hh[1] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1) < (unsigned)H && (unsigned)((ww[1] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1) < (unsigned)W ? X[((((long long)nn[1]) * H + ((hh[1] + (int)((unsigned)t2c_tap_at2 / 3u)) - 1)) * W + ((ww[1] + (int)((unsigned)t2c_tap_at2 % 3u)) - 1)) * CI + (t2c_c0_at2 + (t2c_c1 + 7))] : t2c::cvt<__half>(0.0f));
       }
       if (kk_ + 2 * 32 < t2c_end1) {  // b_s, 2 iterations ahead
-        const int t2c_tap_at2 = t2c::idiv<int>((kk_ + 2 * 32), CI);  // tap
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), CI);  // c0
+        const int t2c_tap_at2 = t2c_dv0.div(kk_ + 2 * 32);  // tap
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2] = (((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2) < CO ? Wt[((((long long)((int)((unsigned)t2c_tap_at2 / 3u))) * 3 + ((int)((unsigned)t2c_tap_at2 % 3u))) * CI + (t2c_c0_at2 + t2c_r2)) * CO + (n0 + t2c_c2)] : t2c::cvt<__half>(0.0f));
         b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 1] = (((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2 + 1) < CO ? Wt[((((long long)((int)((unsigned)t2c_tap_at2 / 3u))) * 3 + ((int)((unsigned)t2c_tap_at2 % 3u))) * CI + (t2c_c0_at2 + t2c_r2)) * CO + (n0 + t2c_c2 + 1)] : t2c::cvt<__half>(0.0f));
         b_s[((t2c_it0 + 2) % 3) * 2304 + t2c_r2 * 72 + t2c_c2 + 2] = (((int)((unsigned)t2c_tap_at2 / 3u)) < 3 && (n0 + t2c_c2 + 2) < CO ? Wt[((((long long)((int)((unsigned)t2c_tap_at2 / 3u))) * 3 + ((int)((unsigned)t2c_tap_at2 % 3u))) * CI + (t2c_c0_at2 + t2c_r2)) * CO + (n0 + t2c_c2 + 2)] : t2c::cvt<__half>(0.0f));

@@ -22,6 +22,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
+  const t2c::FastDiv t2c_dv0(C);  // divisions by it in loops: a multiply-high, an add, a shift
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Wt, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {
@@ -106,7 +107,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), C);  // c0
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1], X + ((m0 + t2c_r1) < M ? ((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1) : 0), (m0 + t2c_r1) < M ? 16 : 0);
         t2c::cp_async_16(&t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + (t2c_r1 + 64) * 40 + t2c_c1], X + ((m0 + t2c_r1 + 64) < M ? ((long long)(m0 + t2c_r1 + 64)) * C + (t2c_c0_at2 + t2c_c1) : 0), (m0 + t2c_r1 + 64) < M ? 16 : 0);
       }
@@ -277,7 +278,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
         t2c::mma_16816_f16(acc[22], acc[23], acc[30], acc[31], t2c_a1, t2c_b3);
       }
       if (kk_ + 2 * 32 < KC) {  // t2c_v2_s, 2 iterations ahead
-        const int t2c_c0_at2 = t2c::imod<int>((kk_ + 2 * 32), C);  // c0
+        const int t2c_c0_at2 = t2c_dv0.mod(kk_ + 2 * 32);  // c0
         t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1)] : t2c::cvt<__half>(0.0f));
         t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 1] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 1)] : t2c::cvt<__half>(0.0f));
         t2c_v2_s[((t2c_it0 + 2) % 3) * 5120 + t2c_r1 * 40 + t2c_c1 + 2] = ((m0 + t2c_r1) < M ? X[((long long)(m0 + t2c_r1)) * C + (t2c_c0_at2 + t2c_c1 + 2)] : t2c::cvt<__half>(0.0f));

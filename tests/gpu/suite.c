@@ -8578,6 +8578,37 @@ static void t_wide_block_reduce(Tally *T) {
   }
 }
 
+/* fastdiv_loop: divisions in a grid-stride loop by sizes and assumed-positive scalars
+ * (t2c::FastDiv): a per-channel bias over a flattened NCHW tensor, (i / hw) % C, and the
+ * row of i's plane, i % (h * w) / w. Ragged T (not a multiple of 1024, one element, past
+ * the grid's 8 blocks), odd planes, a plane of one element, a large plane. */
+static void t_fastdiv_loop(Tally *T) {
+  static const int P[][4] = {{10000, 3, 3, 5}, {20000, 7, 7, 1}, {1, 1, 1, 1}, {70000, 5, 32, 33}, {3001, 2, 1, 1}};
+  for (int c = 0; c < 5; c++) {
+    int Tn = P[c][0], C = P[c][1], h = P[c][2], w = P[c][3], hw = h * w;
+    Rng r = rng_seed("fastdiv_loop", (uint64_t)c);
+    Call k;
+    call_init(&k, "fastdiv_loop.tl", "fastdiv_loop");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(Tn));
+    Ten *B = call_in(&k, "B", F32, 1, SHAPE(C));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(Tn));
+    Ten *R = call_out(&k, "R", I32, 1, SHAPE(Tn));
+    call_arg(&k, "hw=%d", hw);
+    call_arg(&k, "h=%d", h);
+    call_arg(&k, "w=%d", w);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < Tn; i++) {
+      Y->ref[i] = X->v[i] + B->v[(i / hw) % C];
+      R->ref[i] = i % hw / w;
+    }
+    char l[64];
+    label(l, sizeof l, "T=%d C=%d h=%d w=%d", Tn, C, h, w);
+    CHECK(T, call_check(&k, "fastdiv_loop", l));
+    call_free(&k);
+  }
+}
+
 /* carry_gather: a running row sum read by a gather's index in the loop */
 static void t_carry_gather(Tally *T) {
   static const int Ms[] = {4, 13, 30, 1};
@@ -10161,6 +10192,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"fastdiv_loop", t_fastdiv_loop},
     {"wide_block_reduce", t_wide_block_reduce},
     {"carry_sum_rows", t_carry_sum_rows},
     {"carry_cols", t_carry_cols},

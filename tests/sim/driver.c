@@ -481,6 +481,56 @@ static void test_byte_perm(void) {
   }
 }
 
+/* t2c::FastDiv against C's / and % of non-negative ints: every divisor 1..3000 and each
+ * power of two and its neighbours up to 2^31 - 1, at the dividends where a quotient steps
+ * (0, 1, d - 1, d, d + 1, 2d - 1, ..., the largest multiple of d, INT_MAX) and at
+ * pseudo-random ones; then pseudo-random pairs over the whole range. A divisor of 0 is
+ * reported as a division by zero, as t2c::idiv's is. */
+static void test_fastdiv(void) {
+  enum { N = 200000 };
+  static int d[N], x[N], q[N], r[N];
+  int n = 0;
+  uint64_t st = 0x2545f4914f6cdd1dull;
+#define T2C_RND() (st = st * 6364136223846793005ull + 1442695040888963407ull, (unsigned)(st >> 33))
+  int ds[3200], nd = 0;
+  for (int i = 1; i <= 3000; i++) ds[nd++] = i;
+  for (int k = 12; k <= 31; k++) {
+    long long p = 1ll << k;
+    if (p - 1 > 3000) ds[nd++] = (int)(p - 1);
+    if (p < 2147483647ll) ds[nd++] = (int)p;
+    if (p + 1 < 2147483647ll) ds[nd++] = (int)(p + 1);
+  }
+  ds[nd++] = 2147483646;
+  for (int i = 0; i < nd; i++) {
+    long long v = ds[i], m = 2147483647ll;
+    long long xs[] = {0, 1, v - 1, v, v + 1, 2 * v - 1, 2 * v, m, m - 1, m - m % v, m - m % v - 1, T2C_RND() % (m + 1), T2C_RND() % (m + 1)};
+    for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++)
+      if (xs[k] >= 0 && xs[k] <= m) d[n] = (int)v, x[n++] = (int)xs[k];
+  }
+  while (n < N) {
+    int v = (int)(T2C_RND() % 2147483647u) + 1;
+    if (T2C_RND() & 1) v = v >> (T2C_RND() % 31); /* small divisors as often as large */
+    d[n] = v > 0 ? v : 1, x[n++] = (int)(T2C_RND() & 0x7fffffff);
+  }
+#undef T2C_RND
+  T2cSimTensor td = tensor(d, N, 4, "D"), tx = tensor(x, N, 4, "N"), tq = tensor(q, N, 4, "Q"), tr = tensor(r, N, 4, "R");
+  void *args[] = {&td, &tx, &tq, &tr, &n};
+  Run run = {"fastdiv_k", {1, 1, 1}, 256, 0, 1};
+  char err[ERRLEN];
+  if (!expect_ok("fastdiv", launch(&run, args, 5, 1u << 2 | 1u << 3, err), err)) return;
+  int bad = 0;
+  for (int i = 0; i < N && bad < 5; i++)
+    if (q[i] != x[i] / d[i] || r[i] != x[i] % d[i])
+      fail("fastdiv", "%d / %d: FastDiv gives %d rem %d, want %d rem %d", x[i], d[i], q[i], r[i], x[i] / d[i], x[i] % d[i]), bad++;
+  /* a divisor of 0: the launch fails as a division by zero */
+  d[0] = 0, x[0] = 5;
+  int one = 1;
+  void *args0[] = {&td, &tx, &tq, &tr, &one};
+  Run run0 = {"fastdiv_k", {1, 1, 1}, 32, 0, 1};
+  if (launch(&run0, args0, 5, 1u << 2 | 1u << 3, err) == 0 || !strstr(err, "division by zero"))
+    fail("fastdiv", "a FastDiv of 0 divided without the CPU backend's report (%s)", err);
+}
+
 /* t2c::exp and t2c::exp2 of f32 against the specification of ex2.approx.ftz.f32
  * (PTX ISA) as CUDA states its accuracy: exp2 within 2 ulp of 2^x, exp within
  * 2 + 1.173 |x| ulp of e^x (__expf's bound: the product x * log2(e) is rounded
@@ -1422,6 +1472,7 @@ int main(int argc, char **argv) {
   test_mathfns();
   test_philox_kat();
   test_byte_perm();
+  test_fastdiv();
   test_exp_approx();
   test_race();
   test_oob();

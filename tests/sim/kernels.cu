@@ -446,6 +446,25 @@ static void t2c_sim_tramp_byte_perm_k(void *const *a) {
 }
 T2C_SIM_REGISTER(byte_perm_k, t2c_sim_tramp_byte_perm_k)
 
+// t2c::FastDiv: the quotient and remainder of N[i] by D[i], each divisor made for its
+// element (a kernel makes one and divides by it in a loop).
+extern "C" __global__ void __launch_bounds__(256)
+fastdiv_k(t2c_sim::tensor<const int> D, t2c_sim::tensor<const int> N, t2c_sim::tensor<int> Q, t2c_sim::tensor<int> R, int n)
+{
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const t2c::FastDiv d(D[i]);
+    Q[i] = d.div(N[i]);
+    R[i] = d.mod(N[i]);
+  }
+}
+static void t2c_sim_tramp_fastdiv_k(void *const *a) {
+  fastdiv_k(t2c_sim::tensor<const int>(static_cast<const T2cSimTensor *>(a[0])),
+            t2c_sim::tensor<const int>(static_cast<const T2cSimTensor *>(a[1])),
+            t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[2])),
+            t2c_sim::tensor<int>(static_cast<const T2cSimTensor *>(a[3])), *static_cast<const int *>(a[4]));
+}
+T2C_SIM_REGISTER(fastdiv_k, t2c_sim_tramp_fastdiv_k)
+
 // t2c::exp and t2c::exp2 of f32 (the CPU backend's ex2.approx.ftz.f32), one
 // element per thread.
 extern "C" __global__ void __launch_bounds__(256)
