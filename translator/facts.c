@@ -351,6 +351,28 @@ bool facts_fits(const KernelInfo *ki, const Expr *start, int64_t len, const Sym 
       facts_nonneg(start->u.binary.a) &&
       (len == 1 || (facts_assumed_multiple(ki, S, len) && facts_multiple_of(ki, start, len))))
     return true;
+  /* min(a, S - c) and min(S - c, a), c >= 1, for an index (len 1): at most S - 1 (a clamped
+   * gather index, min(x0 + 1, W - 1); the lower side is facts_nonneg's) */
+  if (S && len == 1 && start->kind == E_CALL && start->u.call.cast == T_NONE && start->u.call.builtin == B_MIN)
+    for (int i = 0; i < start->u.call.nargs; i++) {
+      const Expr *m = facts_resolve(start->u.call.args[i]);
+      int64_t k;
+      if (m->kind == E_BINARY && m->u.binary.op == TK_MINUS && facts_as_size(m->u.binary.a) == S &&
+          check_const_int(m->u.binary.b, &k) && k >= 1)
+        return true;
+    }
+  /* ctx.block / T under a grid of S * T (or T * S) blocks along that axis: at most S - 1 (a
+   * block per (n, h) pair, n = ctx.block.z / H with @grid(.., N * H)) */
+  if (S && len == 1 && start->kind == E_BINARY && start->u.binary.op == TK_SLASH) {
+    const Expr *a = facts_resolve(start->u.binary.a), *t = start->u.binary.b;
+    int axis = a->kind == E_CTX && a->u.ctx >= CTX_BLOCK_X && a->u.ctx <= CTX_BLOCK_Z ? (int)(a->u.ctx - CTX_BLOCK_X) : -1;
+    const Expr *g = axis >= 0 ? ki->grid[axis] : NULL;
+    if (g && g->kind == E_BINARY && g->u.binary.op == TK_STAR && facts_nonneg(t))
+      for (int k = 0; k < 2; k++) {
+        const Expr *f = k ? g->u.binary.b : g->u.binary.a, *o = k ? g->u.binary.a : g->u.binary.b;
+        if (facts_as_size(f) == S && facts_expr_equal(o, t)) return true;
+      }
+  }
   if (start->kind == E_CTX && (start->u.ctx == CTX_THREAD || start->u.ctx == CTX_LANE || start->u.ctx == CTX_WARP)) {
     int64_t top = start->u.ctx == CTX_THREAD ? ki->threads : start->u.ctx == CTX_LANE ? ki->target->lanes
                                                                  : ki->threads / ki->target->lanes;

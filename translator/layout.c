@@ -2393,7 +2393,10 @@ static void bounds(TirKernel *K, TirOp *op, Bounds *w) {
         }
         continue;
       }
-      op->chk[d] = 3; /* any other tile index: always checked, as its values come from data */
+      /* any other tile index: checked, as its values may come from data, but where facts.c
+       * proves every element in range (B[(i / hw) % C] of B: [C], i >= 0; H[i32(x)] of a u8
+       * x and H of 256) */
+      op->chk[d] = (facts_nonneg(ix->start) ? 0 : 1) | (facts_fits(K->ki, ix->start, 1, X, d) ? 0 : 2);
       continue;
     }
     if (ix->len) check_const_int(ix->len, &len);

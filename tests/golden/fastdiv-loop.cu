@@ -43,10 +43,10 @@ fastdiv_loop(const float *__restrict__ X, const float *__restrict__ B, float *__
         t2c_v2[3] = ((i0 + t2c_c0 + 3) < T ? X[i0 + t2c_c0 + 3] : 0.0f);
       }
       float t2c_v3[4];
-      t2c_v3[0] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[0]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[0]))] : 0.0f);
-      t2c_v3[1] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[1]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[1]))] : 0.0f);
-      t2c_v3[2] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[2]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[2]))] : 0.0f);
-      t2c_v3[3] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[3]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[3]))] : 0.0f);
+      t2c_v3[0] = B[t2c_dv1.mod(t2c_dv0.div(i_[0]))];
+      t2c_v3[1] = B[t2c_dv1.mod(t2c_dv0.div(i_[1]))];
+      t2c_v3[2] = B[t2c_dv1.mod(t2c_dv0.div(i_[2]))];
+      t2c_v3[3] = B[t2c_dv1.mod(t2c_dv0.div(i_[3]))];
       if ((i0 + t2c_c0) < T && (i0 + t2c_c0 + 3) < T) {  // the whole run is inside
         t2c::stg_vec<4>(Y + i0 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0] + t2c_v3[0], t2c_v2[1] + t2c_v3[1], t2c_v2[2] + t2c_v3[2], t2c_v2[3] + t2c_v3[3]}});
       } else {
@@ -81,10 +81,10 @@ fastdiv_loop(const float *__restrict__ X, const float *__restrict__ B, float *__
       t2c_v2[2] = ((i0 + t2c_c0 + 2) < T ? X[i0 + t2c_c0 + 2] : 0.0f);
       t2c_v2[3] = ((i0 + t2c_c0 + 3) < T ? X[i0 + t2c_c0 + 3] : 0.0f);
       float t2c_v3[4];
-      t2c_v3[0] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[0]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[0]))] : 0.0f);
-      t2c_v3[1] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[1]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[1]))] : 0.0f);
-      t2c_v3[2] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[2]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[2]))] : 0.0f);
-      t2c_v3[3] = ((unsigned)(t2c_dv1.mod(t2c_dv0.div(i_[3]))) < (unsigned)C ? B[t2c_dv1.mod(t2c_dv0.div(i_[3]))] : 0.0f);
+      t2c_v3[0] = B[t2c_dv1.mod(t2c_dv0.div(i_[0]))];
+      t2c_v3[1] = B[t2c_dv1.mod(t2c_dv0.div(i_[1]))];
+      t2c_v3[2] = B[t2c_dv1.mod(t2c_dv0.div(i_[2]))];
+      t2c_v3[3] = B[t2c_dv1.mod(t2c_dv0.div(i_[3]))];
       if ((i0 + t2c_c0) < T) Y[i0 + t2c_c0] = t2c_v2[0] + t2c_v3[0];
       if ((i0 + t2c_c0 + 1) < T) Y[i0 + t2c_c0 + 1] = t2c_v2[1] + t2c_v3[1];
       if ((i0 + t2c_c0 + 2) < T) Y[i0 + t2c_c0 + 2] = t2c_v2[2] + t2c_v3[2];

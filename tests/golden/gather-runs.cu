@@ -67,22 +67,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       // gather-runs.tl:12: var blk = where(k < L[b], BT[b, k / PB], -1)
       int blk[16];
       int t2c_v4[16];
-      t2c_v4[0] = ((unsigned)((int)((unsigned)k[0] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[0] / 16u))] : 0);
-      t2c_v4[1] = ((unsigned)((int)((unsigned)k[1] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[1] / 16u))] : 0);
-      t2c_v4[2] = ((unsigned)((int)((unsigned)k[2] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[2] / 16u))] : 0);
-      t2c_v4[3] = ((unsigned)((int)((unsigned)k[3] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[3] / 16u))] : 0);
-      t2c_v4[4] = ((unsigned)((int)((unsigned)k[4] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[4] / 16u))] : 0);
-      t2c_v4[5] = ((unsigned)((int)((unsigned)k[5] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[5] / 16u))] : 0);
-      t2c_v4[6] = ((unsigned)((int)((unsigned)k[6] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[6] / 16u))] : 0);
-      t2c_v4[7] = ((unsigned)((int)((unsigned)k[7] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[7] / 16u))] : 0);
-      t2c_v4[8] = ((unsigned)((int)((unsigned)k[8] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[8] / 16u))] : 0);
-      t2c_v4[9] = ((unsigned)((int)((unsigned)k[9] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[9] / 16u))] : 0);
-      t2c_v4[10] = ((unsigned)((int)((unsigned)k[10] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[10] / 16u))] : 0);
-      t2c_v4[11] = ((unsigned)((int)((unsigned)k[11] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[11] / 16u))] : 0);
-      t2c_v4[12] = ((unsigned)((int)((unsigned)k[12] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[12] / 16u))] : 0);
-      t2c_v4[13] = ((unsigned)((int)((unsigned)k[13] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[13] / 16u))] : 0);
-      t2c_v4[14] = ((unsigned)((int)((unsigned)k[14] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[14] / 16u))] : 0);
-      t2c_v4[15] = ((unsigned)((int)((unsigned)k[15] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[15] / 16u))] : 0);
+      t2c_v4[0] = (((int)((unsigned)k[0] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[0] / 16u))] : 0);
+      t2c_v4[1] = (((int)((unsigned)k[1] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[1] / 16u))] : 0);
+      t2c_v4[2] = (((int)((unsigned)k[2] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[2] / 16u))] : 0);
+      t2c_v4[3] = (((int)((unsigned)k[3] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[3] / 16u))] : 0);
+      t2c_v4[4] = (((int)((unsigned)k[4] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[4] / 16u))] : 0);
+      t2c_v4[5] = (((int)((unsigned)k[5] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[5] / 16u))] : 0);
+      t2c_v4[6] = (((int)((unsigned)k[6] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[6] / 16u))] : 0);
+      t2c_v4[7] = (((int)((unsigned)k[7] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[7] / 16u))] : 0);
+      t2c_v4[8] = (((int)((unsigned)k[8] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[8] / 16u))] : 0);
+      t2c_v4[9] = (((int)((unsigned)k[9] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[9] / 16u))] : 0);
+      t2c_v4[10] = (((int)((unsigned)k[10] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[10] / 16u))] : 0);
+      t2c_v4[11] = (((int)((unsigned)k[11] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[11] / 16u))] : 0);
+      t2c_v4[12] = (((int)((unsigned)k[12] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[12] / 16u))] : 0);
+      t2c_v4[13] = (((int)((unsigned)k[13] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[13] / 16u))] : 0);
+      t2c_v4[14] = (((int)((unsigned)k[14] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[14] / 16u))] : 0);
+      t2c_v4[15] = (((int)((unsigned)k[15] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[15] / 16u))] : 0);
       const int t2c_e0 = L[b];
       blk[0] = (k[0] < t2c_e0) ? t2c_v4[0] : -1;
       blk[1] = (k[1] < t2c_e0) ? t2c_v4[1] : -1;
@@ -102,7 +102,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       blk[15] = (k[15] < t2c_e0) ? t2c_v4[15] : -1;
       // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
       __nv_bfloat16 t2c_v5[16];
-      if ((unsigned)(blk[0]) < (unsigned)NB && (unsigned)((int)((unsigned)k[0] % 16u)) < (unsigned)16) {
+      if ((unsigned)(blk[0]) < (unsigned)NB) {
         const t2c::Vec<__nv_bfloat16, 8> t2c_w1 = t2c::ldg_vec<8>(KC + (((long long)blk[0]) * 16 + ((int)((unsigned)k[0] % 16u))) * 64 + t2c_c1);
         t2c_v5[0] = t2c_w1.v[0];
         t2c_v5[1] = t2c_w1.v[1];
@@ -122,7 +122,7 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
         t2c_v5[6] = t2c::cvt<__nv_bfloat16>(0.0f);
         t2c_v5[7] = t2c::cvt<__nv_bfloat16>(0.0f);
       }
-      if ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)((int)((unsigned)k[8] % 16u)) < (unsigned)16) {
+      if ((unsigned)(blk[8]) < (unsigned)NB) {
         const t2c::Vec<__nv_bfloat16, 8> t2c_w2 = t2c::ldg_vec<8>(KC + (((long long)blk[8]) * 16 + ((int)((unsigned)k[8] % 16u))) * 64 + t2c_c1);
         t2c_v5[8] = t2c_w2.v[0];
         t2c_v5[9] = t2c_w2.v[1];
@@ -283,22 +283,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       // gather-runs.tl:12: var blk = where(k < L[b], BT[b, k / PB], -1)
       int blk[16];
       int t2c_v4[16];
-      t2c_v4[0] = ((unsigned)((int)((unsigned)k[0] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[0] / 16u))] : 0);
-      t2c_v4[1] = ((unsigned)((int)((unsigned)k[1] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[1] / 16u))] : 0);
-      t2c_v4[2] = ((unsigned)((int)((unsigned)k[2] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[2] / 16u))] : 0);
-      t2c_v4[3] = ((unsigned)((int)((unsigned)k[3] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[3] / 16u))] : 0);
-      t2c_v4[4] = ((unsigned)((int)((unsigned)k[4] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[4] / 16u))] : 0);
-      t2c_v4[5] = ((unsigned)((int)((unsigned)k[5] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[5] / 16u))] : 0);
-      t2c_v4[6] = ((unsigned)((int)((unsigned)k[6] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[6] / 16u))] : 0);
-      t2c_v4[7] = ((unsigned)((int)((unsigned)k[7] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[7] / 16u))] : 0);
-      t2c_v4[8] = ((unsigned)((int)((unsigned)k[8] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[8] / 16u))] : 0);
-      t2c_v4[9] = ((unsigned)((int)((unsigned)k[9] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[9] / 16u))] : 0);
-      t2c_v4[10] = ((unsigned)((int)((unsigned)k[10] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[10] / 16u))] : 0);
-      t2c_v4[11] = ((unsigned)((int)((unsigned)k[11] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[11] / 16u))] : 0);
-      t2c_v4[12] = ((unsigned)((int)((unsigned)k[12] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[12] / 16u))] : 0);
-      t2c_v4[13] = ((unsigned)((int)((unsigned)k[13] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[13] / 16u))] : 0);
-      t2c_v4[14] = ((unsigned)((int)((unsigned)k[14] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[14] / 16u))] : 0);
-      t2c_v4[15] = ((unsigned)((int)((unsigned)k[15] / 16u)) < (unsigned)MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[15] / 16u))] : 0);
+      t2c_v4[0] = (((int)((unsigned)k[0] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[0] / 16u))] : 0);
+      t2c_v4[1] = (((int)((unsigned)k[1] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[1] / 16u))] : 0);
+      t2c_v4[2] = (((int)((unsigned)k[2] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[2] / 16u))] : 0);
+      t2c_v4[3] = (((int)((unsigned)k[3] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[3] / 16u))] : 0);
+      t2c_v4[4] = (((int)((unsigned)k[4] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[4] / 16u))] : 0);
+      t2c_v4[5] = (((int)((unsigned)k[5] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[5] / 16u))] : 0);
+      t2c_v4[6] = (((int)((unsigned)k[6] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[6] / 16u))] : 0);
+      t2c_v4[7] = (((int)((unsigned)k[7] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[7] / 16u))] : 0);
+      t2c_v4[8] = (((int)((unsigned)k[8] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[8] / 16u))] : 0);
+      t2c_v4[9] = (((int)((unsigned)k[9] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[9] / 16u))] : 0);
+      t2c_v4[10] = (((int)((unsigned)k[10] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[10] / 16u))] : 0);
+      t2c_v4[11] = (((int)((unsigned)k[11] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[11] / 16u))] : 0);
+      t2c_v4[12] = (((int)((unsigned)k[12] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[12] / 16u))] : 0);
+      t2c_v4[13] = (((int)((unsigned)k[13] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[13] / 16u))] : 0);
+      t2c_v4[14] = (((int)((unsigned)k[14] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[14] / 16u))] : 0);
+      t2c_v4[15] = (((int)((unsigned)k[15] / 16u)) < MAXB ? BT[((long long)b) * MAXB + ((int)((unsigned)k[15] / 16u))] : 0);
       const int t2c_e1 = L[b];
       blk[0] = (k[0] < t2c_e1) ? t2c_v4[0] : -1;
       blk[1] = (k[1] < t2c_e1) ? t2c_v4[1] : -1;
@@ -318,22 +318,22 @@ paged(const __nv_bfloat16 *__restrict__ KC, const int *__restrict__ BT, const in
       blk[15] = (k[15] < t2c_e1) ? t2c_v4[15] : -1;
       // gather-runs.tl:13: acc += colsum(f32(KC[blk, k % PB, cols(32, 64)]))
       __nv_bfloat16 t2c_v5[16];
-      t2c_v5[0] = ((unsigned)(blk[0]) < (unsigned)NB && (unsigned)((int)((unsigned)k[0] % 16u)) < (unsigned)16 ? KC[(((long long)blk[0]) * 16 + ((int)((unsigned)k[0] % 16u))) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[1] = ((unsigned)(blk[1]) < (unsigned)NB && (unsigned)((int)((unsigned)k[1] % 16u)) < (unsigned)16 ? KC[(((long long)blk[1]) * 16 + ((int)((unsigned)k[1] % 16u))) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[2] = ((unsigned)(blk[2]) < (unsigned)NB && (unsigned)((int)((unsigned)k[2] % 16u)) < (unsigned)16 ? KC[(((long long)blk[2]) * 16 + ((int)((unsigned)k[2] % 16u))) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[3] = ((unsigned)(blk[3]) < (unsigned)NB && (unsigned)((int)((unsigned)k[3] % 16u)) < (unsigned)16 ? KC[(((long long)blk[3]) * 16 + ((int)((unsigned)k[3] % 16u))) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB && (unsigned)((int)((unsigned)k[4] % 16u)) < (unsigned)16 ? KC[(((long long)blk[4]) * 16 + ((int)((unsigned)k[4] % 16u))) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB && (unsigned)((int)((unsigned)k[5] % 16u)) < (unsigned)16 ? KC[(((long long)blk[5]) * 16 + ((int)((unsigned)k[5] % 16u))) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB && (unsigned)((int)((unsigned)k[6] % 16u)) < (unsigned)16 ? KC[(((long long)blk[6]) * 16 + ((int)((unsigned)k[6] % 16u))) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB && (unsigned)((int)((unsigned)k[7] % 16u)) < (unsigned)16 ? KC[(((long long)blk[7]) * 16 + ((int)((unsigned)k[7] % 16u))) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[8] = ((unsigned)(blk[8]) < (unsigned)NB && (unsigned)((int)((unsigned)k[8] % 16u)) < (unsigned)16 ? KC[(((long long)blk[8]) * 16 + ((int)((unsigned)k[8] % 16u))) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[9] = ((unsigned)(blk[9]) < (unsigned)NB && (unsigned)((int)((unsigned)k[9] % 16u)) < (unsigned)16 ? KC[(((long long)blk[9]) * 16 + ((int)((unsigned)k[9] % 16u))) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[10] = ((unsigned)(blk[10]) < (unsigned)NB && (unsigned)((int)((unsigned)k[10] % 16u)) < (unsigned)16 ? KC[(((long long)blk[10]) * 16 + ((int)((unsigned)k[10] % 16u))) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[11] = ((unsigned)(blk[11]) < (unsigned)NB && (unsigned)((int)((unsigned)k[11] % 16u)) < (unsigned)16 ? KC[(((long long)blk[11]) * 16 + ((int)((unsigned)k[11] % 16u))) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB && (unsigned)((int)((unsigned)k[12] % 16u)) < (unsigned)16 ? KC[(((long long)blk[12]) * 16 + ((int)((unsigned)k[12] % 16u))) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB && (unsigned)((int)((unsigned)k[13] % 16u)) < (unsigned)16 ? KC[(((long long)blk[13]) * 16 + ((int)((unsigned)k[13] % 16u))) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB && (unsigned)((int)((unsigned)k[14] % 16u)) < (unsigned)16 ? KC[(((long long)blk[14]) * 16 + ((int)((unsigned)k[14] % 16u))) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
-      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB && (unsigned)((int)((unsigned)k[15] % 16u)) < (unsigned)16 ? KC[(((long long)blk[15]) * 16 + ((int)((unsigned)k[15] % 16u))) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[0] = ((unsigned)(blk[0]) < (unsigned)NB ? KC[(((long long)blk[0]) * 16 + ((int)((unsigned)k[0] % 16u))) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[1] = ((unsigned)(blk[1]) < (unsigned)NB ? KC[(((long long)blk[1]) * 16 + ((int)((unsigned)k[1] % 16u))) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[2] = ((unsigned)(blk[2]) < (unsigned)NB ? KC[(((long long)blk[2]) * 16 + ((int)((unsigned)k[2] % 16u))) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[3] = ((unsigned)(blk[3]) < (unsigned)NB ? KC[(((long long)blk[3]) * 16 + ((int)((unsigned)k[3] % 16u))) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[4] = ((unsigned)(blk[4]) < (unsigned)NB ? KC[(((long long)blk[4]) * 16 + ((int)((unsigned)k[4] % 16u))) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[5] = ((unsigned)(blk[5]) < (unsigned)NB ? KC[(((long long)blk[5]) * 16 + ((int)((unsigned)k[5] % 16u))) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[6] = ((unsigned)(blk[6]) < (unsigned)NB ? KC[(((long long)blk[6]) * 16 + ((int)((unsigned)k[6] % 16u))) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[7] = ((unsigned)(blk[7]) < (unsigned)NB ? KC[(((long long)blk[7]) * 16 + ((int)((unsigned)k[7] % 16u))) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[8] = ((unsigned)(blk[8]) < (unsigned)NB ? KC[(((long long)blk[8]) * 16 + ((int)((unsigned)k[8] % 16u))) * 64 + t2c_c1] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[9] = ((unsigned)(blk[9]) < (unsigned)NB ? KC[(((long long)blk[9]) * 16 + ((int)((unsigned)k[9] % 16u))) * 64 + (t2c_c1 + 1)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[10] = ((unsigned)(blk[10]) < (unsigned)NB ? KC[(((long long)blk[10]) * 16 + ((int)((unsigned)k[10] % 16u))) * 64 + (t2c_c1 + 2)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[11] = ((unsigned)(blk[11]) < (unsigned)NB ? KC[(((long long)blk[11]) * 16 + ((int)((unsigned)k[11] % 16u))) * 64 + (t2c_c1 + 3)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[12] = ((unsigned)(blk[12]) < (unsigned)NB ? KC[(((long long)blk[12]) * 16 + ((int)((unsigned)k[12] % 16u))) * 64 + (t2c_c1 + 4)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[13] = ((unsigned)(blk[13]) < (unsigned)NB ? KC[(((long long)blk[13]) * 16 + ((int)((unsigned)k[13] % 16u))) * 64 + (t2c_c1 + 5)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[14] = ((unsigned)(blk[14]) < (unsigned)NB ? KC[(((long long)blk[14]) * 16 + ((int)((unsigned)k[14] % 16u))) * 64 + (t2c_c1 + 6)] : t2c::cvt<__nv_bfloat16>(0.0f));
+      t2c_v5[15] = ((unsigned)(blk[15]) < (unsigned)NB ? KC[(((long long)blk[15]) * 16 + ((int)((unsigned)k[15] % 16u))) * 64 + (t2c_c1 + 7)] : t2c::cvt<__nv_bfloat16>(0.0f));
       t2c_p6[0] = t2c_p6[0] + t2c::cvt<float>(t2c_v5[0]);
       t2c_p6[1] = t2c_p6[1] + t2c::cvt<float>(t2c_v5[1]);
       t2c_p6[2] = t2c_p6[2] + t2c::cvt<float>(t2c_v5[2]);

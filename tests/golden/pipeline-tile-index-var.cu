@@ -39,16 +39,16 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
-      t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
-      t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
-      t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
-      t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = ((0 + t2c_r0) < N ? I[0 + t2c_r0] : 0);
+      t2c_v3_p1[1] = ((0 + (t2c_r0 + 8)) < N ? I[0 + (t2c_r0 + 8)] : 0);
+      t2c_v3_p1[2] = ((0 + (t2c_r0 + 16)) < N ? I[0 + (t2c_r0 + 16)] : 0);
+      t2c_v3_p1[3] = ((0 + (t2c_r0 + 24)) < N ? I[0 + (t2c_r0 + 24)] : 0);
     }
     if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
-      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
-      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
-      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
-      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p2[0] = (((0 + 32) + t2c_r0) < N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = (((0 + 32) + (t2c_r0 + 8)) < N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = (((0 + 32) + (t2c_r0 + 16)) < N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = (((0 + 32) + (t2c_r0 + 24)) < N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
@@ -108,10 +108,10 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v3_p1[2] = t2c_v3_p2[2];
       t2c_v3_p1[3] = t2c_v3_p2[3];
       if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
-        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
-        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
+        t2c_v3_p2[0] = (((k0 + 2 * 32) + t2c_r0) < N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = (((k0 + 2 * 32) + (t2c_r0 + 8)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = (((k0 + 2 * 32) + (t2c_r0 + 16)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = (((k0 + 2 * 32) + (t2c_r0 + 24)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
       t2c_v4[0] = t2c_v4_p1[0];
@@ -225,16 +225,16 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
-      t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
-      t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
-      t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
-      t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = ((0 + t2c_r0) < N ? I[0 + t2c_r0] : 0);
+      t2c_v3_p1[1] = ((0 + (t2c_r0 + 8)) < N ? I[0 + (t2c_r0 + 8)] : 0);
+      t2c_v3_p1[2] = ((0 + (t2c_r0 + 16)) < N ? I[0 + (t2c_r0 + 16)] : 0);
+      t2c_v3_p1[3] = ((0 + (t2c_r0 + 24)) < N ? I[0 + (t2c_r0 + 24)] : 0);
     }
     if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
-      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
-      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
-      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
-      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p2[0] = (((0 + 32) + t2c_r0) < N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = (((0 + 32) + (t2c_r0 + 8)) < N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = (((0 + 32) + (t2c_r0 + 16)) < N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = (((0 + 32) + (t2c_r0 + 24)) < N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
@@ -262,10 +262,10 @@ ahead(const float *__restrict__ E, const int *__restrict__ I, float *__restrict_
       t2c_v3_p1[2] = t2c_v3_p2[2];
       t2c_v3_p1[3] = t2c_v3_p2[3];
       if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
-        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
-        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
+        t2c_v3_p2[0] = (((k0 + 2 * 32) + t2c_r0) < N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = (((k0 + 2 * 32) + (t2c_r0 + 8)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = (((k0 + 2 * 32) + (t2c_r0 + 16)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = (((k0 + 2 * 32) + (t2c_r0 + 24)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
       t2c_v4[0] = t2c_v4_p1[0];
@@ -376,16 +376,16 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
-      t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
-      t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
-      t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
-      t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = ((0 + t2c_r0) < N ? I[0 + t2c_r0] : 0);
+      t2c_v3_p1[1] = ((0 + (t2c_r0 + 8)) < N ? I[0 + (t2c_r0 + 8)] : 0);
+      t2c_v3_p1[2] = ((0 + (t2c_r0 + 16)) < N ? I[0 + (t2c_r0 + 16)] : 0);
+      t2c_v3_p1[3] = ((0 + (t2c_r0 + 24)) < N ? I[0 + (t2c_r0 + 24)] : 0);
     }
     if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
-      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
-      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
-      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
-      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p2[0] = (((0 + 32) + t2c_r0) < N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = (((0 + 32) + (t2c_r0 + 8)) < N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = (((0 + 32) + (t2c_r0 + 16)) < N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = (((0 + 32) + (t2c_r0 + 24)) < N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
@@ -445,10 +445,10 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v3_p1[2] = t2c_v3_p2[2];
       t2c_v3_p1[3] = t2c_v3_p2[3];
       if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
-        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
-        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
+        t2c_v3_p2[0] = (((k0 + 2 * 32) + t2c_r0) < N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = (((k0 + 2 * 32) + (t2c_r0 + 8)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = (((k0 + 2 * 32) + (t2c_r0 + 16)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = (((k0 + 2 * 32) + (t2c_r0 + 24)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
       t2c_v4[0] = t2c_v4_p1[0];
@@ -581,16 +581,16 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
     int t2c_v3_p1[4];
     int t2c_v3_p2[4];
     if (0 < N) {  // t2c_v3_p1, 0 iterations ahead
-      t2c_v3_p1[0] = ((unsigned)(0 + t2c_r0) < (unsigned)N ? I[0 + t2c_r0] : 0);
-      t2c_v3_p1[1] = ((unsigned)(0 + (t2c_r0 + 8)) < (unsigned)N ? I[0 + (t2c_r0 + 8)] : 0);
-      t2c_v3_p1[2] = ((unsigned)(0 + (t2c_r0 + 16)) < (unsigned)N ? I[0 + (t2c_r0 + 16)] : 0);
-      t2c_v3_p1[3] = ((unsigned)(0 + (t2c_r0 + 24)) < (unsigned)N ? I[0 + (t2c_r0 + 24)] : 0);
+      t2c_v3_p1[0] = ((0 + t2c_r0) < N ? I[0 + t2c_r0] : 0);
+      t2c_v3_p1[1] = ((0 + (t2c_r0 + 8)) < N ? I[0 + (t2c_r0 + 8)] : 0);
+      t2c_v3_p1[2] = ((0 + (t2c_r0 + 16)) < N ? I[0 + (t2c_r0 + 16)] : 0);
+      t2c_v3_p1[3] = ((0 + (t2c_r0 + 24)) < N ? I[0 + (t2c_r0 + 24)] : 0);
     }
     if (0 + 32 < N) {  // t2c_v3_p2, 1 iteration ahead
-      t2c_v3_p2[0] = ((unsigned)((0 + 32) + t2c_r0) < (unsigned)N ? I[(0 + 32) + t2c_r0] : 0);
-      t2c_v3_p2[1] = ((unsigned)((0 + 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
-      t2c_v3_p2[2] = ((unsigned)((0 + 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
-      t2c_v3_p2[3] = ((unsigned)((0 + 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
+      t2c_v3_p2[0] = (((0 + 32) + t2c_r0) < N ? I[(0 + 32) + t2c_r0] : 0);
+      t2c_v3_p2[1] = (((0 + 32) + (t2c_r0 + 8)) < N ? I[(0 + 32) + (t2c_r0 + 8)] : 0);
+      t2c_v3_p2[2] = (((0 + 32) + (t2c_r0 + 16)) < N ? I[(0 + 32) + (t2c_r0 + 16)] : 0);
+      t2c_v3_p2[3] = (((0 + 32) + (t2c_r0 + 24)) < N ? I[(0 + 32) + (t2c_r0 + 24)] : 0);
     }
     float t2c_v4_p1[16];
     if (0 < N) {  // t2c_v4_p1, 0 iterations ahead
@@ -618,10 +618,10 @@ kept(const float *__restrict__ E, const int *__restrict__ I, float *__restrict__
       t2c_v3_p1[2] = t2c_v3_p2[2];
       t2c_v3_p1[3] = t2c_v3_p2[3];
       if (k0 + 2 * 32 < N) {  // t2c_v3_p2, 2 iterations ahead
-        t2c_v3_p2[0] = ((unsigned)((k0 + 2 * 32) + t2c_r0) < (unsigned)N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
-        t2c_v3_p2[1] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 8)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
-        t2c_v3_p2[2] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 16)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
-        t2c_v3_p2[3] = ((unsigned)((k0 + 2 * 32) + (t2c_r0 + 24)) < (unsigned)N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
+        t2c_v3_p2[0] = (((k0 + 2 * 32) + t2c_r0) < N ? I[(k0 + 2 * 32) + t2c_r0] : 0);
+        t2c_v3_p2[1] = (((k0 + 2 * 32) + (t2c_r0 + 8)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 8)] : 0);
+        t2c_v3_p2[2] = (((k0 + 2 * 32) + (t2c_r0 + 16)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 16)] : 0);
+        t2c_v3_p2[3] = (((k0 + 2 * 32) + (t2c_r0 + 24)) < N ? I[(k0 + 2 * 32) + (t2c_r0 + 24)] : 0);
       }
       float t2c_v4[16];
       t2c_v4[0] = t2c_v4_p1[0];

@@ -47,10 +47,10 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     r_[3] = m0 + (t2c_r1 + 48);
     // rows-var-recomputed.tl:10: var t = P[r]
     int t[4];
-    t[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
-    t[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
-    t[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
-    t[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
+    t[0] = (r_[0] < M ? P[r_[0]] : 0);
+    t[1] = (r_[1] < M ? P[r_[1]] : 0);
+    t[2] = (r_[2] < M ? P[r_[2]] : 0);
+    t[3] = (r_[3] < M ? P[r_[3]] : 0);
     // rows-var-recomputed.tl:11: var acc: tile<f32>[64, 128] = 0.0
     float acc[64];
     acc[0] = 0.0f;
@@ -460,10 +460,10 @@ rows_var_recomputed(const __half *__restrict__ A, const __half *__restrict__ B, 
     r_[3] = m0 + (t2c_r1 + 48);
     // rows-var-recomputed.tl:10: var t = P[r]
     int t[4];
-    t[0] = ((unsigned)(r_[0]) < (unsigned)M ? P[r_[0]] : 0);
-    t[1] = ((unsigned)(r_[1]) < (unsigned)M ? P[r_[1]] : 0);
-    t[2] = ((unsigned)(r_[2]) < (unsigned)M ? P[r_[2]] : 0);
-    t[3] = ((unsigned)(r_[3]) < (unsigned)M ? P[r_[3]] : 0);
+    t[0] = (r_[0] < M ? P[r_[0]] : 0);
+    t[1] = (r_[1] < M ? P[r_[1]] : 0);
+    t[2] = (r_[2] < M ? P[r_[2]] : 0);
+    t[3] = (r_[3] < M ? P[r_[3]] : 0);
     // rows-var-recomputed.tl:11: var acc: tile<f32>[64, 128] = 0.0
     float acc[64];
     acc[0] = 0.0f;

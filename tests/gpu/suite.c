@@ -8609,6 +8609,26 @@ static void t_fastdiv_loop(Tally *T) {
   }
 }
 
+/* block_quotient: n = ctx.block.z / H, h = ctx.block.z % H under @grid(.., N * H), their
+ * checks dropped (facts.c); ragged W, one plane, one column. */
+static void t_block_quotient(Tally *T) {
+  static const int S[][3] = {{3, 5, 100}, {1, 1, 64}, {2, 7, 1}, {4, 3, 130}};
+  for (int c = 0; c < 4; c++) {
+    int N = S[c][0], H = S[c][1], W = S[c][2];
+    Rng r = rng_seed("block_quotient", (uint64_t)c);
+    Call k;
+    call_init(&k, "block_quotient.tl", "block_quotient");
+    Ten *X = call_in(&k, "X", F32, 3, SHAPE(N, H, W));
+    Ten *Y = call_out(&k, "Y", F32, 3, SHAPE(N, H, W));
+    fill_uniform(X, &r, -1, 1);
+    for (int i = 0; i < N * H * W; i++) Y->ref[i] = X->v[i] * 2.0 + i / (H * W);
+    char l[64];
+    label(l, sizeof l, "N=%d H=%d W=%d", N, H, W);
+    CHECK(T, call_check(&k, "block_quotient", l));
+    call_free(&k);
+  }
+}
+
 /* carry_gather: a running row sum read by a gather's index in the loop */
 static void t_carry_gather(Tally *T) {
   static const int Ms[] = {4, 13, 30, 1};
@@ -10192,6 +10212,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"block_quotient", t_block_quotient},
     {"fastdiv_loop", t_fastdiv_loop},
     {"wide_block_reduce", t_wide_block_reduce},
     {"carry_sum_rows", t_carry_sum_rows},

@@ -263,6 +263,34 @@ Test(facts, a_remainder_of_a_size_fits_below_it_when_both_are_multiples_of_the_l
   }
 }
 
+/* facts_fits of a block index divided by T under a grid of S * T along its axis (a block per
+ * (n, h) pair: n = ctx.block.z / H below N), and of a gather index min(a, S - c), c >= 1 (a
+ * clamped neighbour); not under a grid of S * T + 1, nor for T not the grid's other factor,
+ * nor min(a, S). */
+Test(facts, a_block_quotient_and_a_clamped_index_fit) {
+  static const char *const cases[][3] = {
+      {"@grid(1, 1, N * H)", "ctx.block.z / H", "0"},
+      {"@grid(1, 1, H * N)", "ctx.block.z / H", "0"},
+      {"@grid(1, 1, N * H + 1)", "ctx.block.z / H", "2"},
+      {"@grid(1, 1, N * H)", "ctx.block.z / W", "2"},
+      {"@grid(1, 1, N)", "min(ctx.block.z + 1, N - 1)", "0"},
+      {"@grid(1, 1, N)", "min(N - 2, ctx.block.z)", "0"},
+      {"@grid(1, 1, N)", "min(ctx.block.z + 1, N)", "2"},
+  };
+  for (int c = 0; c < 7; c++) {
+    char src[1024];
+    snprintf(src, sizeof src,
+             "@launch(128)\n%s\nkernel k(X: tensor<f32>[N, H, W], Y: tensor<f32>[N, 128]) {\n"
+             "  Y[0, 0 :+ 128] = X[%s, 0, 0 :+ 128]\n}\n",
+             cases[c][0], cases[c][1]);
+    const char *why = NULL;
+    TirKernel *K = build(src, NULL, &why);
+    cr_assert(K, "not lowered: %s", why ? why : diag_text);
+    cr_assert_eq(access_of(&K->body, "X")->chk[0] & 2, atoi(cases[c][2]), "%s, %s: dim 0's tests %d", cases[c][0],
+                 cases[c][1], access_of(&K->body, "X")->chk[0]);
+  }
+}
+
 /* facts_multiple_given: C's truncated a % b is a - (a / b) * b, a multiple of v when a and b
  * both are, whatever their signs; a slice starting there moves runs as kk - kk / C * C did. */
 Test(facts, a_remainder_of_multiples_is_a_multiple) {
