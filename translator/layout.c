@@ -2814,6 +2814,62 @@ static int index_masks(const Expr *x, Mask *ms, int n, int max) {
   return n;
 }
 
+/* The arg-reduction that index x is (rowargmax(t), through vars and reshape()), or NULL. */
+static const Expr *arg_index(const Expr *x) {
+  for (int n = 0; n < 16; n++) {
+    x = var_init(x);
+    if (x->kind != E_CALL || x->u.call.cast != T_NONE || x->u.call.builtin < 0) return NULL;
+    if (builtin_class[x->u.call.builtin] == BC_ARG) return x;
+    if (x->u.call.builtin != B_RESHAPE) return NULL;
+    x = x->u.call.args[0];
+  }
+  return NULL;
+}
+
+/* A slice that arg-reduction operand x reads (padded or not) whose lines along the kept
+ * axis (0: the rows a rowargmax keeps; 1: colargmax's columns) may lie past its tensor,
+ * with no mask of m testing those ends: such a line's index is a real one (0 of a line of
+ * pad values), inside the scatter's target. Else NULL. */
+static const Expr *arg_leaf(TirKernel *K, const Expr *x, int axis, const Mask *m) {
+  /* a padded load is the value of its pad() call, or of the var declared as one */
+  const Expr *e = var_init(x);
+  bool pad = e->kind == E_CALL && e->u.call.cast == T_NONE && e->u.call.builtin == B_PAD;
+  const Expr *sl = index_slice(pad ? e->u.call.args[0] : x);
+  if (sl) {
+    const TirVar *v = value_named(K, x);
+    if (!v && e != x) v = value_named(K, e);
+    if (!v && sl != x) v = value_named(K, sl);
+    const TirOp *l = v ? load_into(&K->body, v) : NULL;
+    if (!l || l->slice != sl) return NULL;
+    DimRun r[4];
+    slice_runs(sl, r);
+    unsigned need = 0, got = 0;
+    for (int k = 0; k < sl->u.index.base->u.ident.sym->trank && k < 4; k++)
+      if (l->chk[k] && (!r[k].ok || r[k].axis == axis)) need |= 1u << k; /* a scalar index: every line */
+    for (; m && (need & ~got); m = m->up)
+      if (m->c) got |= tests_ends(m->c, sl, r);
+    return need & ~got ? sl : NULL;
+  }
+  switch (x->kind) {
+  case E_IDENT: {
+    const Expr *init = var_init(x);
+    return init != x ? arg_leaf(K, init, axis, m) : NULL;
+  }
+  case E_UNARY: return arg_leaf(K, x->u.unary.a, axis, m);
+  case E_BINARY: {
+    const Expr *a = arg_leaf(K, x->u.binary.a, axis, m);
+    return a ? a : arg_leaf(K, x->u.binary.b, axis, m);
+  }
+  case E_CALL:
+    for (int i = 0; i < x->u.call.nargs; i++) {
+      const Expr *a = arg_leaf(K, x->u.call.args[i], axis, m);
+      if (a) return a;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
 /* What -Wscatter-index says of slice sl ('a gather of' J, which may 'index outside it'). */
 static const char *index_from(const Expr *sl) { return check_is_gather(sl) ? "a gather of" : "a slice of"; }
 static const char *index_past(const Expr *sl) { return check_is_gather(sl) ? "index outside it" : "reach past its end"; }
@@ -2853,6 +2909,32 @@ static void scatter_index(TirKernel *K, const TirOp *st) {
   int nm = 0;
   for (int d = 0; d < g->u.index.nidx; d++) nm = index_masks(g->u.index.idx[d].start, ms, nm, 16);
   const Mask *all = nm ? &ms[nm - 1] : NULL;
+  /* an index that is an arg-reduction: its lines past the data give real indices, whatever
+   * they were padded with (a row of -inf argmaxes to 0) */
+  for (int d = 0; d < g->u.index.nidx; d++) {
+    const Expr *ix = g->u.index.idx[d].start, *a = ix->ty.rank ? arg_index(ix) : NULL;
+    BuiltinKind b = a ? (BuiltinKind)a->u.call.builtin : B_SUM;
+    bool rows = b == B_ROWARGMAX || b == B_ROWARGMIN;
+    const Expr *sl = a ? arg_leaf(K, a->u.call.args[0], rows ? 0 : 1, all) : NULL;
+    if (!sl) continue;
+    const char *J = sl->u.index.base->u.ident.sym->name, *X = g->u.index.base->u.ident.sym->name;
+    diag_warning(K->d, W_SCATTER_INDEX, ix->loc,
+                 "the indices of this %s are %s over %s '%s' whose %s may lie past its end: such a %s's index is a "
+                 "real one (a %s of pad values gives 0), so it %s element 0 of '%s' too",
+                 st->atomic ? builtin_names[st->atomic] : "scatter", builtin_names[b], index_from(sl), J,
+                 rows ? "rows" : "columns", rows ? "row" : "column", rows ? "row" : "column",
+                 st->atomic ? "updates" : "writes", X);
+    DimRun r[4];
+    slice_runs(sl, r);
+    const char *end = NULL;
+    for (int k = 0; k < sl->u.index.base->u.ident.sym->trank && k < 4 && !end; k++)
+      if (r[k].ok && r[k].axis == (rows ? 0 : 1) && sl->u.index.base->u.ident.sym->tdim_size[k])
+        end = sl->u.index.base->u.ident.sym->tdim_size[k]->name;
+    diag_note(K->d, (Loc){0, 0}, "where(ok, %s(..), -1), with ok testing each %s against the end of '%s' (its start + "
+              "%s(..) < %s), gives them -1, outside '%s'; pad() does not, as its values are reduced", builtin_names[b],
+              rows ? "row" : "column", J, rows ? "rows" : "cols", end ? end : "the size", X);
+    return;
+  }
   const Expr *tops[8], *sls[8];
   bool direct[8];
   int n = 0;
