@@ -284,11 +284,14 @@ static bool value_max(const Expr *x, int64_t *m) {
   }
 }
 
-/* Loop f is range(a, S, step) of size S with a constant step >= len: *st = step. Its
- * variable v fits v :+ len in S when a and S are multiples of the step. */
+static bool at_most_size(const Expr *x, const Sym *S);
+
+/* Loop f is range(a, e, step) with e at most size S (S itself, or a min() of it: a block's
+ * chunk of rows range(r0, min(M, r0 + 512), 32)) and a constant step >= len: *st = step.
+ * Its variable v fits v :+ len in S when a and S are multiples of the step (v < e <= S). */
 static bool loop_step_start(const Stmt *f, int64_t len, const Sym *S, int64_t *st) {
   *st = 1;
-  if (facts_as_size(f->u.forr.hi) != S || (f->u.forr.step && !check_const_int(f->u.forr.step, st))) return false;
+  if (!at_most_size(f->u.forr.hi, S) || (f->u.forr.step && !check_const_int(f->u.forr.step, st))) return false;
   return *st > 0 && len <= *st;
 }
 

@@ -6546,6 +6546,32 @@ static void t_loop_end_min(Tally *T) {
   }
 }
 
+/* loop_end_min_chunks: a block's column sums over range(r0, min(M, r0 + 128), 32) under
+ * @assume(M % 32 == 0), its row tests dropped: M a multiple of 32 and not of 128 (a short
+ * last chunk), of 128, and 32; ragged N. */
+static void t_loop_end_min_chunks(Tally *T) {
+  static const int MN[][2] = {{160, 100}, {256, 64}, {32, 7}, {96, 130}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1], G = (M + 127) / 128;
+    Rng r = rng_seed("loop_end_min_chunks", (uint64_t)c);
+    Call k;
+    call_init(&k, "loop_end_min_chunks.tl", "loop_end_min_chunks");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *P = call_out(&k, "P", F32, 2, SHAPE(G, N));
+    fill_uniform(X, &r, -1, 1);
+    for (int g = 0; g < G; g++)
+      for (int j = 0; j < N; j++) {
+        double s = 0;
+        for (int i = g * 128; i < g * 128 + 128 && i < M; i++) s += A2(X, i, j);
+        R2(P, g, j) = s;
+      }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "loop_end_min_chunks", l));
+    call_free(&k);
+  }
+}
+
 /* inplace_epilogue (tests/gpu/inplace_epilogue.tl): C = f16(alpha A B + beta C) in place,
  * C's load staged, the store in pairs after a barrier; ragged (the general body's loops over
  * runs, rows and columns past the tensor) and exact. */
@@ -10212,6 +10238,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"loop_end_min_chunks", t_loop_end_min_chunks},
     {"block_quotient", t_block_quotient},
     {"fastdiv_loop", t_fastdiv_loop},
     {"wide_block_reduce", t_wide_block_reduce},
