@@ -970,6 +970,20 @@ static bool hoist_dot(Lower *L, TirBlock *b, Expr *x) {
 }
 
 /* Lowers the non-elementwise parts of x into ops before the statement's own. */
+/* A float division or math function x of fewer elements than the op's (1.0 / l of a row
+ * value l, read across the columns of acc * (1.0 / l); rsqrt(ms + eps) of x * rsqrt(ms +
+ * eps)) is computed once, into a value of its own: at each element it was computed again
+ * (a division with a slow-path call under each element's bounds test, an MUFU per
+ * element), which the compiler does not hoist, where one a row serves. */
+static void once_shared(Lower *L, TirBlock *b, Expr *x, const char *what) {
+  if (x->ty.rank != 2 || L->op_elems <= 0 || x->ty.dims[0] * x->ty.dims[1] * 2 > L->op_elems) return;
+  Expr *c = NEW(L->K->a, Expr);
+  *c = *x; /* the value's own expression: x itself now reads the value */
+  TirVar *v = temp_of(L, b, c, x->ty.elem, 2, x->ty.dims[0], x->ty.dims[1],
+                      arena_printf(L->K->a, "%s at line %d, once for the elements that share it", what, x->loc.line));
+  map_value(L, x, v);
+}
+
 static bool hoist(Lower *L, TirBlock *b, Expr *x) {
   if (tir_hoisted(L->K, x) || tir_read(L->K, x)) return true;
   if (x->ty.rank == 0) return scalar_ok(L, b, x);
@@ -984,14 +998,7 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
      * across the columns of acc * (1.0 / l)) is computed once, into a value of its own:
      * at each element it was a division (with a slow-path call under each element's
      * bounds test, which the compiler does not hoist) where one a row serves */
-    if (x->u.binary.op == TK_SLASH && elem_is_float(x->ty.elem) && x->ty.rank == 2 && L->op_elems > 0 &&
-        x->ty.dims[0] * x->ty.dims[1] * 2 <= L->op_elems) {
-      Expr *c = NEW(L->K->a, Expr);
-      *c = *x; /* the value's own expression: x itself now reads the value */
-      TirVar *v = temp_of(L, b, c, x->ty.elem, 2, x->ty.dims[0], x->ty.dims[1],
-                          arena_printf(L->K->a, "a division at line %d, once for the elements that share it", x->loc.line));
-      map_value(L, x, v);
-    }
+    if (x->u.binary.op == TK_SLASH && elem_is_float(x->ty.elem)) once_shared(L, b, x, "a division");
     return true;
   case E_INDEX:
     if (is_tile_index(x)) return hoist_window(L, b, x);
@@ -1005,6 +1012,12 @@ static bool hoist(Lower *L, TirBlock *b, Expr *x) {
         builtin_class[bk] == BC_RANDOM || bk == B_WHERE) {
       for (int i = 0; i < x->u.call.nargs; i++)
         if (!hoist(L, b, x->u.call.args[i])) return false;
+      /* a function of a row value read across the row (x * rsqrt(ms + eps)): once a row. Not
+       * of a column value: a layout of whole rows a warp gives each thread its own columns,
+       * one function each as before, and the values' registers besides */
+      if (x->u.call.cast == T_NONE && builtin_class[bk] == BC_MATH1 && bk != B_ABS && bk != B_FLOOR && bk != B_CEIL &&
+          bk != B_ROUND && elem_is_float(x->ty.elem) && x->ty.rank == 2 && x->ty.dims[1] == 1)
+        once_shared(L, b, x, arena_printf(L->K->a, "%s()", builtin_names[bk]));
       return true;
     }
     switch (bk) {

@@ -925,6 +925,35 @@ static void t_division_row(Tally *T) {
   }
 }
 
+/* math_row (division_row.tl): x * rsqrt(mean(x^2) + eps) * sigmoid(w), the rsqrt once a row
+ * (the sigmoid at each element); ragged M (rows past it) and N, one column. */
+static void t_math_row(Tally *T) {
+  static const int MN[][2] = {{5, 300}, {8, 512}, {3, 1}, {9, 77}};
+  for (int c = 0; c < 4; c++) {
+    int M = MN[c][0], N = MN[c][1];
+    double eps = 1e-5;
+    Rng r = rng_seed("math_row", (uint64_t)c);
+    Call k;
+    call_init(&k, "division_row.tl", "math_row");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *W = call_in(&k, "W", F32, 1, SHAPE(N));
+    Ten *Y = call_out(&k, "Y", F32, 2, SHAPE(M, N));
+    call_arg(&k, "eps=%g", eps);
+    fill_uniform(X, &r, -2, 2);
+    fill_uniform(W, &r, -3, 3);
+    for (int i = 0; i < M; i++) {
+      double ms = 0;
+      for (int j = 0; j < N; j++) ms += A2(X, i, j) * A2(X, i, j);
+      ms /= N;
+      for (int j = 0; j < N; j++) R2(Y, i, j) = A2(X, i, j) / sqrt(ms + (float)eps) / (1 + exp(-W->v[j]));
+    }
+    char l[64];
+    label(l, sizeof l, "M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "math_row", l));
+    call_free(&k);
+  }
+}
+
 /* mma_shared: a shared tile written from an mma-layout register tile, at ragged sizes */
 static void t_mma_shared(Tally *T) {
   static const int MNK[][3] = {{37, 100, 200}, {64, 64, 16}, {5, 3, 7}, {130, 65, 33}};
@@ -10059,6 +10088,7 @@ static const Test tests[] = {
     {"bounds_forms", t_bounds_forms},
     {"rings_share", t_rings_share},
     {"division_row", t_division_row},
+    {"math_row", t_math_row},
     {"gemv_reshape", t_gemv_reshape},
     {"red_nan", t_red_nan},
     {"persistent_gemm", t_persistent_gemm},
