@@ -598,6 +598,20 @@ static void uses_block(const TirKernel *K, const TirBlock *b, Uses *u, bool top,
  * value with a copy besides that one (or besides its home: an 8-bit B
  * operand's transposed copy) keeps its load, since the ring would replace the
  * copies it is made into. */
+/* Whether the body of loop f (at its top level) copies v into buffer bi, whose rows keep
+ * the load's runs aligned (a copy read transposed, its pitch odd against bank conflicts,
+ * would take 4-byte cp.async where the load moves 16 bytes: it stays a copy). */
+static bool spilled_in(const TirKernel *K, const TirOp *f, const TirOp *l, int bi) {
+  const TirBuf *b = &K->bufs[bi];
+  const TirVar *v = l->dst;
+  if (l->vec > 1 && b->pitch % l->vec) return false;
+  for (int i = 0; i < f->body.ops.len; i++) {
+    const TirOp *op = f->body.ops.items[i];
+    if (op->kind == TO_SPILL && op->dst == v && op->buf == bi) return true;
+  }
+  return false;
+}
+
 static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
   /* nacc: room for the ring write async_copy adds to the load's reads */
   if (!K->hw->cp_async || l->pad || l->pf_var || l->vtail || l->nacc >= TIR_MAX_ACCESS) return -1;
@@ -614,8 +628,9 @@ static int direct_copy(const TirKernel *K, const TirOp *f, const TirOp *l) {
     uses_block(K, &K->body, &u, false, false);
     return u.other ? -1 : l->dst->home - 1;
   }
-  if (copies != 1 || !K->bufs[bi].operand || !K->bufs[bi].alternating || K->bufs[bi].stages)
-    return -1; /* an operand copy made in a loop */
+  if (copies != 1 || K->bufs[bi].stages || !(K->bufs[bi].operand ? K->bufs[bi].alternating : spilled_in(K, f, l, bi)))
+    return -1; /* an operand copy made in a loop; or any copy that the loop's body makes (a halo tile read
+                  through windows: its readers read the ring's stage as they read the copy) */
   Uses u = {l->dst, f, l, false, NULL};
   uses_block(K, &K->body, &u, false, false);
   return u.other ? -1 : bi;

@@ -8684,6 +8684,34 @@ static void t_block_quotient(Tally *T) {
   }
 }
 
+/* halo_pipeline: a 3x3 box filter over NHWC f16 (64 channels), the halo tile of each of the
+ * 3 rows copied by a cp.async stage ring one row ahead; ragged H and W (edges read 0). */
+static void t_halo_pipeline(Tally *T) {
+  static const int S[][2] = {{5, 70}, {1, 32}, {3, 1}, {8, 100}};
+  for (int c = 0; c < 4; c++) {
+    int H = S[c][0], W = S[c][1];
+    Rng r = rng_seed("halo_pipeline", (uint64_t)c);
+    Call k;
+    call_init(&k, "halo_pipeline.tl", "halo_pipeline");
+    Ten *X = call_in(&k, "X", F16, 3, SHAPE(H, W, 64));
+    Ten *Y = call_out(&k, "Y", F16, 3, SHAPE(H, W, 64));
+    fill_uniform(X, &r, -1, 1);
+    for (int h = 0; h < H; h++)
+      for (int w = 0; w < W; w++)
+        for (int ch = 0; ch < 64; ch++) {
+          double s = 0;
+          for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+              if (h + dy >= 0 && h + dy < H && w + dx >= 0 && w + dx < W) s += X->v[((size_t)(h + dy) * W + (w + dx)) * 64 + ch];
+          Y->ref[((size_t)h * W + w) * 64 + ch] = s;
+        }
+    char l[64];
+    label(l, sizeof l, "H=%d W=%d", H, W);
+    CHECK(T, call_check(&k, "halo_pipeline", l));
+    call_free(&k);
+  }
+}
+
 /* carry_gather: a running row sum read by a gather's index in the loop */
 static void t_carry_gather(Tally *T) {
   static const int Ms[] = {4, 13, 30, 1};
@@ -10268,6 +10296,7 @@ static const Test tests[] = {
     {"carry_sum", t_carry_sum},
     {"red_grouped", t_red_grouped},
     {"carry_scalar", t_carry_scalar},
+    {"halo_pipeline", t_halo_pipeline},
     {"loop_end_min_chunks", t_loop_end_min_chunks},
     {"block_quotient", t_block_quotient},
     {"fastdiv_loop", t_fastdiv_loop},
