@@ -741,8 +741,10 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && check_const_int(b, &c) &&
         c > 1 && c < ((int64_t)1 << 30) && facts_nonneg(a))
       return F("(int)((unsigned)%s %s %" PRId64 "u)", paren(P, strip(P, p)), op_text(x->u.binary.op), c);
-    /* in a loop, a non-negative i32 by a divisor the kernel fixes (sizes): t2c::FastDiv, made once */
-    if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 && P->inloop &&
+    /* in a loop, or at each of 4 or more elements a thread, a non-negative i32 by a divisor the
+     * kernel fixes (sizes): t2c::FastDiv, made once */
+    if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 &&
+        (P->inloop || (at && at->lay && layout_count(at->lay) >= 4)) &&
         !(b->flags & EF_CONST) && kernel_fixed(b) && facts_nonneg(a) && facts_nonneg(b)) {
       const char *d = fastdiv_of(P, strip(P, q));
       if (d) return F("%s.%s(%s)", d, x->u.binary.op == TK_SLASH ? "div" : "mod", strip(P, p));
@@ -3844,7 +3846,7 @@ static const char *body_text(Printer *P) {
   /* the divisors of divisions in loops, each made once (t2c::FastDiv) */
   Buf divs = {0};
   for (int i = 0; i < P->ndiv; i++)
-    buf_printf(&divs, "  const t2c::FastDiv t2c_dv%d(%s);  // divisions by it in loops: a multiply-high, an add, a shift\n",
+    buf_printf(&divs, "  const t2c::FastDiv t2c_dv%d(%s);  // each division by it: a multiply-high, an add, a shift\n",
                i, P->divs[i]);
   const char *s = arena_printf(P->a, "%s%s", divs.data ? divs.data : "", body.data ? body.data : "");
   buf_free(&divs);

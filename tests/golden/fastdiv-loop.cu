@@ -13,10 +13,10 @@ fastdiv_loop(const float *__restrict__ X, const float *__restrict__ B, float *__
   const int tid = threadIdx.x;
   const int lane = tid % 32, warp = tid / 32;
   const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
-  const t2c::FastDiv t2c_dv0(hw);  // divisions by it in loops: a multiply-high, an add, a shift
-  const t2c::FastDiv t2c_dv1(C);  // divisions by it in loops: a multiply-high, an add, a shift
-  const t2c::FastDiv t2c_dv2(h * w);  // divisions by it in loops: a multiply-high, an add, a shift
-  const t2c::FastDiv t2c_dv3(w);  // divisions by it in loops: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv0(hw);  // each division by it: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv1(C);  // each division by it: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv2(h * w);  // each division by it: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv3(w);  // each division by it: a multiply-high, an add, a shift
   // the fast body moves runs of 16 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16) && t2c::aligned(R, 16);
   if (t2c_fast) {
@@ -95,5 +95,79 @@ fastdiv_loop(const float *__restrict__ X, const float *__restrict__ B, float *__
       if ((i0 + t2c_c0 + 2) < T) R[i0 + t2c_c0 + 2] = t2c_dv3.div(t2c_dv2.mod(i_[2]));
       if ((i0 + t2c_c0 + 3) < T) R[i0 + t2c_c0 + 3] = t2c_dv3.div(t2c_dv2.mod(i_[3]));
     }
+  }
+}
+
+// kernel fastdiv_elems (fastdiv-loop.tl:22): 256 threads
+//   layout L0: [1, 1024], runs of 4, lanes 1 x 32, warps 1 x 8: 4 per thread
+//   i: registers, 4 x i32 per thread (L0)
+//   16-byte accesses when X is 16-byte aligned, Y is 16-byte aligned; otherwise single elements
+//   shared memory: 0 bytes; barriers: 0
+extern "C" __global__ void
+fastdiv_elems(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int hw, int T, int C)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_c0 = (warp * 32 + lane) * 4;  // L0: this thread's first column (every thread starts at row 0)
+  const t2c::FastDiv t2c_dv0(hw);  // each division by it: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv1(C);  // each division by it: a multiply-high, an add, a shift
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Y, 16);
+  if (t2c_fast) {
+    // fastdiv-loop.tl:23: var i = ctx.block.x * 1024 + cols(1, 1024)
+    int i_[4];
+    i_[0] = ((int)blockIdx.x * 1024) + t2c_c0;
+    i_[1] = ((int)blockIdx.x * 1024) + (t2c_c0 + 1);
+    i_[2] = ((int)blockIdx.x * 1024) + (t2c_c0 + 2);
+    i_[3] = ((int)blockIdx.x * 1024) + (t2c_c0 + 3);
+    // fastdiv-loop.tl:24: Y[ctx.block.x * 1024 :+ 1024] = X[ctx.block.x * 1024 :+ 1024] + B[(i / hw) % C]
+    float t2c_v2[4];
+    if (((int)blockIdx.x * 1024 + t2c_c0) < T && ((int)blockIdx.x * 1024 + t2c_c0 + 3) < T) {  // the whole run is inside
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + (int)blockIdx.x * 1024 + t2c_c0);
+      t2c_v2[0] = t2c_w0.v[0];
+      t2c_v2[1] = t2c_w0.v[1];
+      t2c_v2[2] = t2c_w0.v[2];
+      t2c_v2[3] = t2c_w0.v[3];
+    } else {
+      t2c_v2[0] = (((int)blockIdx.x * 1024 + t2c_c0) < T ? X[(int)blockIdx.x * 1024 + t2c_c0] : 0.0f);
+      t2c_v2[1] = (((int)blockIdx.x * 1024 + t2c_c0 + 1) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 1] : 0.0f);
+      t2c_v2[2] = (((int)blockIdx.x * 1024 + t2c_c0 + 2) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 2] : 0.0f);
+      t2c_v2[3] = (((int)blockIdx.x * 1024 + t2c_c0 + 3) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 3] : 0.0f);
+    }
+    float t2c_v3[4];
+    t2c_v3[0] = B[t2c_dv1.mod(t2c_dv0.div(i_[0]))];
+    t2c_v3[1] = B[t2c_dv1.mod(t2c_dv0.div(i_[1]))];
+    t2c_v3[2] = B[t2c_dv1.mod(t2c_dv0.div(i_[2]))];
+    t2c_v3[3] = B[t2c_dv1.mod(t2c_dv0.div(i_[3]))];
+    if (((int)blockIdx.x * 1024 + t2c_c0) < T && ((int)blockIdx.x * 1024 + t2c_c0 + 3) < T) {  // the whole run is inside
+      t2c::stg_vec<4>(Y + (int)blockIdx.x * 1024 + t2c_c0, t2c::Vec<float, 4>{{t2c_v2[0] + t2c_v3[0], t2c_v2[1] + t2c_v3[1], t2c_v2[2] + t2c_v3[2], t2c_v2[3] + t2c_v3[3]}});
+    } else {
+      if (((int)blockIdx.x * 1024 + t2c_c0) < T) Y[(int)blockIdx.x * 1024 + t2c_c0] = t2c_v2[0] + t2c_v3[0];
+      if (((int)blockIdx.x * 1024 + t2c_c0 + 1) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 1] = t2c_v2[1] + t2c_v3[1];
+      if (((int)blockIdx.x * 1024 + t2c_c0 + 2) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 2] = t2c_v2[2] + t2c_v3[2];
+      if (((int)blockIdx.x * 1024 + t2c_c0 + 3) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 3] = t2c_v2[3] + t2c_v3[3];
+    }
+  } else {
+    // fastdiv-loop.tl:23: var i = ctx.block.x * 1024 + cols(1, 1024)
+    int i_[4];
+    i_[0] = ((int)blockIdx.x * 1024) + t2c_c0;
+    i_[1] = ((int)blockIdx.x * 1024) + (t2c_c0 + 1);
+    i_[2] = ((int)blockIdx.x * 1024) + (t2c_c0 + 2);
+    i_[3] = ((int)blockIdx.x * 1024) + (t2c_c0 + 3);
+    // fastdiv-loop.tl:24: Y[ctx.block.x * 1024 :+ 1024] = X[ctx.block.x * 1024 :+ 1024] + B[(i / hw) % C]
+    float t2c_v2[4];
+    t2c_v2[0] = (((int)blockIdx.x * 1024 + t2c_c0) < T ? X[(int)blockIdx.x * 1024 + t2c_c0] : 0.0f);
+    t2c_v2[1] = (((int)blockIdx.x * 1024 + t2c_c0 + 1) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 1] : 0.0f);
+    t2c_v2[2] = (((int)blockIdx.x * 1024 + t2c_c0 + 2) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 2] : 0.0f);
+    t2c_v2[3] = (((int)blockIdx.x * 1024 + t2c_c0 + 3) < T ? X[(int)blockIdx.x * 1024 + t2c_c0 + 3] : 0.0f);
+    float t2c_v3[4];
+    t2c_v3[0] = B[t2c_dv1.mod(t2c_dv0.div(i_[0]))];
+    t2c_v3[1] = B[t2c_dv1.mod(t2c_dv0.div(i_[1]))];
+    t2c_v3[2] = B[t2c_dv1.mod(t2c_dv0.div(i_[2]))];
+    t2c_v3[3] = B[t2c_dv1.mod(t2c_dv0.div(i_[3]))];
+    if (((int)blockIdx.x * 1024 + t2c_c0) < T) Y[(int)blockIdx.x * 1024 + t2c_c0] = t2c_v2[0] + t2c_v3[0];
+    if (((int)blockIdx.x * 1024 + t2c_c0 + 1) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 1] = t2c_v2[1] + t2c_v3[1];
+    if (((int)blockIdx.x * 1024 + t2c_c0 + 2) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 2] = t2c_v2[2] + t2c_v3[2];
+    if (((int)blockIdx.x * 1024 + t2c_c0 + 3) < T) Y[(int)blockIdx.x * 1024 + t2c_c0 + 3] = t2c_v2[3] + t2c_v3[3];
   }
 }

@@ -22,7 +22,7 @@ k(const __half *__restrict__ X, const __half *__restrict__ Wt, float *__restrict
   const int t2c_r0 = t2c_wr0 + lane / 4, t2c_c0 = t2c_wc0 + lane % 4 * 2;  // and this thread's first row and column
   const int t2c_r1 = warp * 8 + lane / 4, t2c_c1 = (lane % 4) * 8;  // L1: this thread's first row and column
   const int t2c_r2 = warp * 4 + lane / 8, t2c_c2 = (lane % 8) * 8;  // L2: this thread's first row and column
-  const t2c::FastDiv t2c_dv0(C);  // divisions by it in loops: a multiply-high, an add, a shift
+  const t2c::FastDiv t2c_dv0(C);  // each division by it: a multiply-high, an add, a shift
   // the fast body moves runs of 16 or 8 bytes; the general one, single elements
   const bool t2c_fast = t2c::aligned(X, 16) && t2c::aligned(Wt, 16) && t2c::aligned(Y, 8);
   if (t2c_fast) {

@@ -8662,6 +8662,23 @@ static void t_fastdiv_loop(Tally *T) {
     CHECK(T, call_check(&k, "fastdiv_loop", l));
     call_free(&k);
   }
+  for (int c = 0; c < 3; c++) { /* fastdiv_elems: no loop, 4 elements a thread */
+    int Tn = P[c][0], C = P[c][1], hw = P[c][2] * P[c][3];
+    Rng r = rng_seed("fastdiv_elems", (uint64_t)c);
+    Call k;
+    call_init(&k, "fastdiv_loop.tl", "fastdiv_elems");
+    Ten *X = call_in(&k, "X", F32, 1, SHAPE(Tn));
+    Ten *B = call_in(&k, "B", F32, 1, SHAPE(C));
+    Ten *Y = call_out(&k, "Y", F32, 1, SHAPE(Tn));
+    call_arg(&k, "hw=%d", hw);
+    fill_uniform(X, &r, -1, 1);
+    fill_uniform(B, &r, -1, 1);
+    for (int i = 0; i < Tn; i++) Y->ref[i] = X->v[i] + B->v[(i / hw) % C];
+    char l[64];
+    label(l, sizeof l, "elems T=%d C=%d hw=%d", Tn, C, hw);
+    CHECK(T, call_check(&k, "fastdiv_elems", l));
+    call_free(&k);
+  }
 }
 
 /* block_quotient: n = ctx.block.z / H, h = ctx.block.z % H under @grid(.., N * H), their
