@@ -651,12 +651,20 @@ static const char *narrow(Printer *P, ElemType t, const char *v) {
 /* x at element at of the op's layout (at NULL: a scalar expression). */
 /* Whether scalar x is the same for the whole kernel and can be computed at its top: sizes,
  * scalar parameters and consts, and +, - and * of them. */
+/* The declaration's value of scalar var y, set nowhere else (var hw = H * W), or NULL. */
+static const Expr *fixed_var_init(const Sym *y) {
+  return y && y->kind == SY_VAR && !y->ty.rank && !y->reassigned && y->decl && y->decl->kind == S_VAR ? y->decl->u.decl.init
+                                                                                                     : NULL;
+}
+
 static bool kernel_fixed(const Expr *x) {
   if (x->ty.rank) return false;
   if (x->flags & EF_CONST) return true;
   switch (x->kind) {
   case E_IDENT: {
     const Sym *y = x->u.ident.sym;
+    const Expr *init = fixed_var_init(y);
+    if (init) return kernel_fixed(init); /* a var of such: its value written out where the divisor is made */
     return y && (y->kind == SY_SIZE || y->kind == SY_SCALAR || y->kind == SY_CONST);
   }
   case E_BINARY:
@@ -664,6 +672,21 @@ static bool kernel_fixed(const Expr *x) {
            kernel_fixed(x->u.binary.a) && kernel_fixed(x->u.binary.b);
   default: return false;
   }
+}
+
+/* kernel_fixed x with each var replaced by its declaration's value: printable at the top of
+ * the kernel's body, before the vars are declared. */
+static const Expr *fixed_expr(Printer *P, const Expr *x) {
+  const Expr *init = x->kind == E_IDENT ? fixed_var_init(x->u.ident.sym) : NULL;
+  if (init) return fixed_expr(P, init);
+  if (x->kind != E_BINARY || (x->flags & EF_CONST)) return x;
+  const Expr *a = fixed_expr(P, x->u.binary.a), *b = fixed_expr(P, x->u.binary.b);
+  if (a == x->u.binary.a && b == x->u.binary.b) return x;
+  Expr *c = NEW(P->a, Expr);
+  *c = *x;
+  c->u.binary.a = (Expr *)a;
+  c->u.binary.b = (Expr *)b;
+  return c;
 }
 
 /* The t2c::FastDiv (rt.cuh) by divisor q, the kernel's i-th (declared by body_text), or NULL
@@ -746,7 +769,7 @@ static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
     if ((x->u.binary.op == TK_SLASH || x->u.binary.op == TK_PERCENT) && t == T_I32 &&
         (P->inloop || (at && at->lay && layout_count(at->lay) >= 4)) &&
         !(b->flags & EF_CONST) && kernel_fixed(b) && facts_nonneg(a) && facts_nonneg(b)) {
-      const char *d = fastdiv_of(P, strip(P, q));
+      const char *d = fastdiv_of(P, strip(P, ex(P, fixed_expr(P, b), t, NULL)));
       if (d) return F("%s.%s(%s)", d, x->u.binary.op == TK_SLASH ? "div" : "mod", strip(P, p));
     }
     /* (the templates return their T: nothing to narrow) */

@@ -3110,7 +3110,13 @@ Expr *layout_recompute(TirKernel *K, const Expr *x, int *budget) {
   case E_CTX: return x->u.ctx == CTX_THREAD || x->u.ctx == CTX_LANE || x->u.ctx == CTX_WARP ? NULL : e;
   case E_IDENT: {
     const Sym *y = x->u.ident.sym;
-    if (!y || x->ty.rank != 0 || (x->flags & EF_TD)) return NULL;
+    if (!y || (x->flags & EF_TD)) return NULL;
+    if (x->ty.rank != 0) { /* a tile var declared as such an expression itself (nn = p / hw of p = m0 + rows(..)) */
+      const Expr *init = y->kind == SY_VAR && !y->reassigned ? layout_declared_value(K, x) : NULL;
+      return init && init->ty.rank == x->ty.rank && init->ty.dims[0] == x->ty.dims[0] && init->ty.dims[1] == x->ty.dims[1]
+                 ? layout_recompute(K, init, budget)
+                 : NULL;
+    }
     if (y->kind == SY_CONST || y->kind == SY_SCALAR || y->kind == SY_SIZE || y->kind == SY_LOOP) return e;
     return y->kind == SY_VAR && !y->reassigned && !y->thread_dep ? e : NULL;
   }
