@@ -467,3 +467,178 @@ sum_512(const float *__restrict__ X, float *__restrict__ T, int M, int G)
     if (tid == 0 && (int)blockIdx.x < G) T[(int)blockIdx.x] = t2c_v2[0];
   }
 }
+
+// kernel arg_1024 (wide-block-reduce.tl:40): 1024 threads
+//   layout L0: [2, 4096], runs of 4, lanes 1 x 32, warps 2 x 16: 8 per thread
+//   t2c_red0: shared, f32[32, 2], 256 bytes (partials of rowargmax at line 42, values, then indices, one row per warp)
+//   t2c_red1: shared, f32[32, 2], 256 bytes (partials of rowargmin at line 43, values, then indices, one row per warp)
+//   16-byte accesses when N % 4 == 0, X is 16-byte aligned; otherwise single elements
+//   shared memory: 512 bytes; barriers: 1
+extern "C" __global__ void __launch_bounds__(1024)
+arg_1024(const float *__restrict__ X, int *__restrict__ Imax, int *__restrict__ Imin, int M, int N)
+{
+  __shared__ __align__(16) float t2c_red0[64];
+  __shared__ __align__(16) float t2c_red1[64];
+  const int tid = threadIdx.x;
+  const int lane = tid % 32, warp = tid / 32;
+  const int t2c_r0 = warp / 16, t2c_c0 = ((warp % 16) * 32 + lane) * 4;  // L0: this thread's first row and column
+  // the fast body moves runs of 16 bytes; the general one, single elements
+  const bool t2c_fast = N % 4 == 0 && t2c::aligned(X, 16);
+  if (t2c_fast) {
+    // wide-block-reduce.tl:41: var m0 = ctx.block.x * 2
+    int m0 = (int)blockIdx.x * 2;
+    // wide-block-reduce.tl:42: Imax[m0 :+ 2, 0 :+ 1] = rowargmax(pad(X[m0 :+ 2, 0 :+ 4096], -inf))
+    float t2c_v1[8];
+    if ((m0 + t2c_r0) < M && t2c_c0 < N) {
+      const t2c::Vec<float, 4> t2c_w0 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
+      t2c_v1[0] = t2c_w0.v[0];
+      t2c_v1[1] = t2c_w0.v[1];
+      t2c_v1[2] = t2c_w0.v[2];
+      t2c_v1[3] = t2c_w0.v[3];
+    } else {
+      t2c_v1[0] = -t2c::inf<float>();
+      t2c_v1[1] = -t2c::inf<float>();
+      t2c_v1[2] = -t2c::inf<float>();
+      t2c_v1[3] = -t2c::inf<float>();
+    }
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 2048) < N) {
+      const t2c::Vec<float, 4> t2c_w1 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2048));
+      t2c_v1[4] = t2c_w1.v[0];
+      t2c_v1[5] = t2c_w1.v[1];
+      t2c_v1[6] = t2c_w1.v[2];
+      t2c_v1[7] = t2c_w1.v[3];
+    } else {
+      t2c_v1[4] = -t2c::inf<float>();
+      t2c_v1[5] = -t2c::inf<float>();
+      t2c_v1[6] = -t2c::inf<float>();
+      t2c_v1[7] = -t2c::inf<float>();
+    }
+    int t2c_v2[1];
+    float t2c_v2_v[1];  // the values at those indices
+    t2c_v2_v[0] = t2c_v1[0];
+    t2c_v2[0] = t2c_c0;
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[1], t2c_c0 + 1);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[2], t2c_c0 + 2);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[3], t2c_c0 + 3);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[4], t2c_c0 + 2048);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[5], t2c_c0 + 2049);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[6], t2c_c0 + 2050);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[7], t2c_c0 + 2051);
+    t2c::fold_argmax<32>(t2c_v2_v[0], t2c_v2[0]);
+    if (lane == 0) { t2c_red0[(warp % 16) * 2 + t2c_r0] = t2c_v2_v[0]; t2c_red0[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v2[0]); }
+    // wide-block-reduce.tl:43: Imin[m0 :+ 2, 0 :+ 1] = rowargmin(pad(X[m0 :+ 2, 0 :+ 4096], inf))
+    float t2c_v3[8];
+    if ((m0 + t2c_r0) < M && t2c_c0 < N) {
+      const t2c::Vec<float, 4> t2c_w2 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + t2c_c0);
+      t2c_v3[0] = t2c_w2.v[0];
+      t2c_v3[1] = t2c_w2.v[1];
+      t2c_v3[2] = t2c_w2.v[2];
+      t2c_v3[3] = t2c_w2.v[3];
+    } else {
+      t2c_v3[0] = t2c::inf<float>();
+      t2c_v3[1] = t2c::inf<float>();
+      t2c_v3[2] = t2c::inf<float>();
+      t2c_v3[3] = t2c::inf<float>();
+    }
+    if ((m0 + t2c_r0) < M && (t2c_c0 + 2048) < N) {
+      const t2c::Vec<float, 4> t2c_w3 = t2c::ldg_vec<4>(X + ((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2048));
+      t2c_v3[4] = t2c_w3.v[0];
+      t2c_v3[5] = t2c_w3.v[1];
+      t2c_v3[6] = t2c_w3.v[2];
+      t2c_v3[7] = t2c_w3.v[3];
+    } else {
+      t2c_v3[4] = t2c::inf<float>();
+      t2c_v3[5] = t2c::inf<float>();
+      t2c_v3[6] = t2c::inf<float>();
+      t2c_v3[7] = t2c::inf<float>();
+    }
+    int t2c_v4[1];
+    float t2c_v4_v[1];  // the values at those indices
+    t2c_v4_v[0] = t2c_v3[0];
+    t2c_v4[0] = t2c_c0;
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[1], t2c_c0 + 1);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[2], t2c_c0 + 2);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[3], t2c_c0 + 3);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[4], t2c_c0 + 2048);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[5], t2c_c0 + 2049);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[6], t2c_c0 + 2050);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[7], t2c_c0 + 2051);
+    t2c::fold_argmin<32>(t2c_v4_v[0], t2c_v4[0]);
+    if (lane == 0) { t2c_red1[(warp % 16) * 2 + t2c_r0] = t2c_v4_v[0]; t2c_red1[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v4[0]); }
+    __syncthreads();  // t2c_red0: written at line 42, read here by other threads; t2c_red1 too (written at line 43)
+    float t2c_f4 = t2c_red0[(lane % 16) * 2 + t2c_r0];
+    int t2c_f5 = t2c::cvt<int>(t2c_red0[(16 + (lane % 16)) * 2 + t2c_r0]);
+    t2c::fold_argmax<16>(t2c_f4, t2c_f5);
+    t2c_v2_v[0] = t2c_f4; t2c_v2[0] = t2c_f5;
+    float t2c_f6 = t2c_red1[(lane % 16) * 2 + t2c_r0];
+    int t2c_f7 = t2c::cvt<int>(t2c_red1[(16 + (lane % 16)) * 2 + t2c_r0]);
+    t2c::fold_argmin<16>(t2c_f6, t2c_f7);
+    t2c_v4_v[0] = t2c_f6; t2c_v4[0] = t2c_f7;
+    // line 42, after the reduction at line 43, which shares its barrier
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imax[m0 + t2c_r0] = t2c_v2[0];
+    // line 43
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imin[m0 + t2c_r0] = t2c_v4[0];
+  } else {
+    // wide-block-reduce.tl:41: var m0 = ctx.block.x * 2
+    int m0 = (int)blockIdx.x * 2;
+    // wide-block-reduce.tl:42: Imax[m0 :+ 2, 0 :+ 1] = rowargmax(pad(X[m0 :+ 2, 0 :+ 4096], -inf))
+    float t2c_v1[8];
+    t2c_v1[0] = ((m0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0)) * N + t2c_c0] : -t2c::inf<float>());
+    t2c_v1[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : -t2c::inf<float>());
+    t2c_v1[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : -t2c::inf<float>());
+    t2c_v1[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : -t2c::inf<float>());
+    t2c_v1[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 2048) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2048)] : -t2c::inf<float>());
+    t2c_v1[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 2049) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2049)] : -t2c::inf<float>());
+    t2c_v1[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 2050) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2050)] : -t2c::inf<float>());
+    t2c_v1[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 2051) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2051)] : -t2c::inf<float>());
+    int t2c_v2[1];
+    float t2c_v2_v[1];  // the values at those indices
+    t2c_v2_v[0] = t2c_v1[0];
+    t2c_v2[0] = t2c_c0;
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[1], t2c_c0 + 1);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[2], t2c_c0 + 2);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[3], t2c_c0 + 3);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[4], t2c_c0 + 2048);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[5], t2c_c0 + 2049);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[6], t2c_c0 + 2050);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_v1[7], t2c_c0 + 2051);
+    t2c::fold_argmax<32>(t2c_v2_v[0], t2c_v2[0]);
+    if (lane == 0) { t2c_red0[(warp % 16) * 2 + t2c_r0] = t2c_v2_v[0]; t2c_red0[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v2[0]); }
+    // wide-block-reduce.tl:43: Imin[m0 :+ 2, 0 :+ 1] = rowargmin(pad(X[m0 :+ 2, 0 :+ 4096], inf))
+    float t2c_v3[8];
+    t2c_v3[0] = ((m0 + t2c_r0) < M && t2c_c0 < N ? X[((long long)(m0 + t2c_r0)) * N + t2c_c0] : t2c::inf<float>());
+    t2c_v3[1] = ((m0 + t2c_r0) < M && (t2c_c0 + 1) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 1)] : t2c::inf<float>());
+    t2c_v3[2] = ((m0 + t2c_r0) < M && (t2c_c0 + 2) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2)] : t2c::inf<float>());
+    t2c_v3[3] = ((m0 + t2c_r0) < M && (t2c_c0 + 3) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 3)] : t2c::inf<float>());
+    t2c_v3[4] = ((m0 + t2c_r0) < M && (t2c_c0 + 2048) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2048)] : t2c::inf<float>());
+    t2c_v3[5] = ((m0 + t2c_r0) < M && (t2c_c0 + 2049) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2049)] : t2c::inf<float>());
+    t2c_v3[6] = ((m0 + t2c_r0) < M && (t2c_c0 + 2050) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2050)] : t2c::inf<float>());
+    t2c_v3[7] = ((m0 + t2c_r0) < M && (t2c_c0 + 2051) < N ? X[((long long)(m0 + t2c_r0)) * N + (t2c_c0 + 2051)] : t2c::inf<float>());
+    int t2c_v4[1];
+    float t2c_v4_v[1];  // the values at those indices
+    t2c_v4_v[0] = t2c_v3[0];
+    t2c_v4[0] = t2c_c0;
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[1], t2c_c0 + 1);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[2], t2c_c0 + 2);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[3], t2c_c0 + 3);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[4], t2c_c0 + 2048);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[5], t2c_c0 + 2049);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[6], t2c_c0 + 2050);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_v3[7], t2c_c0 + 2051);
+    t2c::fold_argmin<32>(t2c_v4_v[0], t2c_v4[0]);
+    if (lane == 0) { t2c_red1[(warp % 16) * 2 + t2c_r0] = t2c_v4_v[0]; t2c_red1[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v4[0]); }
+    __syncthreads();  // t2c_red0: written at line 42, read here by other threads; t2c_red1 too (written at line 43)
+    float t2c_f8 = t2c_red0[(lane % 16) * 2 + t2c_r0];
+    int t2c_f9 = t2c::cvt<int>(t2c_red0[(16 + (lane % 16)) * 2 + t2c_r0]);
+    t2c::fold_argmax<16>(t2c_f8, t2c_f9);
+    t2c_v2_v[0] = t2c_f8; t2c_v2[0] = t2c_f9;
+    float t2c_f10 = t2c_red1[(lane % 16) * 2 + t2c_r0];
+    int t2c_f11 = t2c::cvt<int>(t2c_red1[(16 + (lane % 16)) * 2 + t2c_r0]);
+    t2c::fold_argmin<16>(t2c_f10, t2c_f11);
+    t2c_v4_v[0] = t2c_f10; t2c_v4[0] = t2c_f11;
+    // line 42, after the reduction at line 43, which shares its barrier
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imax[m0 + t2c_r0] = t2c_v2[0];
+    // line 43
+    if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imin[m0 + t2c_r0] = t2c_v4[0];
+  }
+}

@@ -8631,6 +8631,30 @@ static void t_wide_block_reduce(Tally *T) {
     CHECK(T, call_check(&k, "sum_512", l));
     call_free(&k);
   }
+  static const int AM[][2] = {{9, 4096}, {3, 1000}, {1, 1}, {4, 3001}, {8, 3500}};
+  for (int c = 0; c < 5; c++) {
+    int M = AM[c][0], N = AM[c][1];
+    Rng r = rng_seed("wide_block_reduce_arg", (uint64_t)c);
+    Call k;
+    call_init(&k, "wide_block_reduce.tl", "arg_1024");
+    Ten *X = call_in(&k, "X", F32, 2, SHAPE(M, N));
+    Ten *Imax = call_out(&k, "Imax", I32, 2, SHAPE(M, 1));
+    Ten *Imin = call_out(&k, "Imin", I32, 2, SHAPE(M, 1));
+    if (c % 2) fill_int(X, &r, -20, 20); /* few values: ties across warps */
+    else fill_uniform(X, &r, -1, 1);     /* one max and one min a row, in any warp */
+    for (int i = 0; i < M; i++) {
+      int a = 0, b = 0;
+      for (int j = 1; j < N; j++) {
+        if (A2(X, i, j) > A2(X, i, a)) a = j;
+        if (A2(X, i, j) < A2(X, i, b)) b = j;
+      }
+      R2(Imax, i, 0) = a, R2(Imin, i, 0) = b;
+    }
+    char l[64];
+    label(l, sizeof l, "arg_1024 M=%d N=%d", M, N);
+    CHECK(T, call_check(&k, "arg_1024", l));
+    call_free(&k);
+  }
 }
 
 /* fastdiv_loop: divisions in a grid-stride loop by sizes and assumed-positive scalars
