@@ -1506,8 +1506,6 @@ static const char *stored_index(Printer *P, const TirBuf *f, const char *x) {
 
 /* An arg-reduction's partials across warps: buf[warp_c][row] holds a value,
  * buf[wc + warp_c][row] its index (exact in the value's type: below 2^20). */
-static bool lane_combine(const Printer *P, int w);
-
 static void print_arg_scratch(Printer *P, const TirOp *op, const char *half) {
   const Layout *l = op->lay;
   const TirBuf *f = &P->K->bufs[op->buf];
@@ -1524,16 +1522,6 @@ static void print_arg_scratch(Printer *P, const TirOp *op, const char *half) {
                          v, f->cname, half, l->wc, w, l->rows, row, f->elem == T_I32 ? i : F("t2c::cvt<%s>(%s)", ctype(f->elem), i));
       if (c) line(P, "if (%s) { %s }", c, st);
       else line(P, "%s", st);
-      continue;
-    }
-    if (lane_combine(P, l->wc)) { /* lane l takes warp l's pair; every lane shuffles, the mask guards the result */
-      const char *ln = l->wc == P->K->t->lanes ? "lane" : F("(lane %% %d)", l->wc);
-      const char *fv = F("t2c_f%d", P->ctr++), *fi = F("t2c_f%d", P->ctr++);
-      line(P, "%s %s = %s[%s%s * %d + %s];", ctype(f->elem), fv, f->cname, half, ln, l->rows, row);
-      line(P, "int %s = %s;", fi, stored_index(P, f, F("%s[%s(%d + %s) * %d + %s]", f->cname, half, l->wc, ln, l->rows, row)));
-      line(P, "t2c::fold_%s<%d>(%s, %s);", fn, l->wc, fv, fi);
-      if (rmask) line(P, "if (%s) { %s = %s; %s = %s; }", rmask, v, fv, i, fi);
-      else line(P, "%s = %s; %s = %s;", v, fv, i, fi);
       continue;
     }
     if (rmask) {

@@ -566,14 +566,40 @@ arg_1024(const float *__restrict__ X, int *__restrict__ Imax, int *__restrict__ 
     t2c::fold_argmin<32>(t2c_v4_v[0], t2c_v4[0]);
     if (lane == 0) { t2c_red1[(warp % 16) * 2 + t2c_r0] = t2c_v4_v[0]; t2c_red1[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v4[0]); }
     __syncthreads();  // t2c_red0: written at line 42, read here by other threads; t2c_red1 too (written at line 43)
-    float t2c_f4 = t2c_red0[(lane % 16) * 2 + t2c_r0];
-    int t2c_f5 = t2c::cvt<int>(t2c_red0[(16 + (lane % 16)) * 2 + t2c_r0]);
-    t2c::fold_argmax<16>(t2c_f4, t2c_f5);
-    t2c_v2_v[0] = t2c_f4; t2c_v2[0] = t2c_f5;
-    float t2c_f6 = t2c_red1[(lane % 16) * 2 + t2c_r0];
-    int t2c_f7 = t2c::cvt<int>(t2c_red1[(16 + (lane % 16)) * 2 + t2c_r0]);
-    t2c::fold_argmin<16>(t2c_f6, t2c_f7);
-    t2c_v4_v[0] = t2c_f6; t2c_v4[0] = t2c_f7;
+    t2c_v2_v[0] = t2c_red0[t2c_r0];
+    t2c_v2[0] = t2c::cvt<int>(t2c_red0[32 + t2c_r0]);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[2 + t2c_r0], t2c::cvt<int>(t2c_red0[34 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[4 + t2c_r0], t2c::cvt<int>(t2c_red0[36 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[6 + t2c_r0], t2c::cvt<int>(t2c_red0[38 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[8 + t2c_r0], t2c::cvt<int>(t2c_red0[40 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[10 + t2c_r0], t2c::cvt<int>(t2c_red0[42 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[12 + t2c_r0], t2c::cvt<int>(t2c_red0[44 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[14 + t2c_r0], t2c::cvt<int>(t2c_red0[46 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[16 + t2c_r0], t2c::cvt<int>(t2c_red0[48 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[18 + t2c_r0], t2c::cvt<int>(t2c_red0[50 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[20 + t2c_r0], t2c::cvt<int>(t2c_red0[52 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[22 + t2c_r0], t2c::cvt<int>(t2c_red0[54 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[24 + t2c_r0], t2c::cvt<int>(t2c_red0[56 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[26 + t2c_r0], t2c::cvt<int>(t2c_red0[58 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[28 + t2c_r0], t2c::cvt<int>(t2c_red0[60 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[30 + t2c_r0], t2c::cvt<int>(t2c_red0[62 + t2c_r0]));
+    t2c_v4_v[0] = t2c_red1[t2c_r0];
+    t2c_v4[0] = t2c::cvt<int>(t2c_red1[32 + t2c_r0]);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[2 + t2c_r0], t2c::cvt<int>(t2c_red1[34 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[4 + t2c_r0], t2c::cvt<int>(t2c_red1[36 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[6 + t2c_r0], t2c::cvt<int>(t2c_red1[38 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[8 + t2c_r0], t2c::cvt<int>(t2c_red1[40 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[10 + t2c_r0], t2c::cvt<int>(t2c_red1[42 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[12 + t2c_r0], t2c::cvt<int>(t2c_red1[44 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[14 + t2c_r0], t2c::cvt<int>(t2c_red1[46 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[16 + t2c_r0], t2c::cvt<int>(t2c_red1[48 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[18 + t2c_r0], t2c::cvt<int>(t2c_red1[50 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[20 + t2c_r0], t2c::cvt<int>(t2c_red1[52 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[22 + t2c_r0], t2c::cvt<int>(t2c_red1[54 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[24 + t2c_r0], t2c::cvt<int>(t2c_red1[56 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[26 + t2c_r0], t2c::cvt<int>(t2c_red1[58 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[28 + t2c_r0], t2c::cvt<int>(t2c_red1[60 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[30 + t2c_r0], t2c::cvt<int>(t2c_red1[62 + t2c_r0]));
     // line 42, after the reduction at line 43, which shares its barrier
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imax[m0 + t2c_r0] = t2c_v2[0];
     // line 43
@@ -628,14 +654,40 @@ arg_1024(const float *__restrict__ X, int *__restrict__ Imax, int *__restrict__ 
     t2c::fold_argmin<32>(t2c_v4_v[0], t2c_v4[0]);
     if (lane == 0) { t2c_red1[(warp % 16) * 2 + t2c_r0] = t2c_v4_v[0]; t2c_red1[(16 + warp % 16) * 2 + t2c_r0] = t2c::cvt<float>(t2c_v4[0]); }
     __syncthreads();  // t2c_red0: written at line 42, read here by other threads; t2c_red1 too (written at line 43)
-    float t2c_f8 = t2c_red0[(lane % 16) * 2 + t2c_r0];
-    int t2c_f9 = t2c::cvt<int>(t2c_red0[(16 + (lane % 16)) * 2 + t2c_r0]);
-    t2c::fold_argmax<16>(t2c_f8, t2c_f9);
-    t2c_v2_v[0] = t2c_f8; t2c_v2[0] = t2c_f9;
-    float t2c_f10 = t2c_red1[(lane % 16) * 2 + t2c_r0];
-    int t2c_f11 = t2c::cvt<int>(t2c_red1[(16 + (lane % 16)) * 2 + t2c_r0]);
-    t2c::fold_argmin<16>(t2c_f10, t2c_f11);
-    t2c_v4_v[0] = t2c_f10; t2c_v4[0] = t2c_f11;
+    t2c_v2_v[0] = t2c_red0[t2c_r0];
+    t2c_v2[0] = t2c::cvt<int>(t2c_red0[32 + t2c_r0]);
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[2 + t2c_r0], t2c::cvt<int>(t2c_red0[34 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[4 + t2c_r0], t2c::cvt<int>(t2c_red0[36 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[6 + t2c_r0], t2c::cvt<int>(t2c_red0[38 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[8 + t2c_r0], t2c::cvt<int>(t2c_red0[40 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[10 + t2c_r0], t2c::cvt<int>(t2c_red0[42 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[12 + t2c_r0], t2c::cvt<int>(t2c_red0[44 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[14 + t2c_r0], t2c::cvt<int>(t2c_red0[46 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[16 + t2c_r0], t2c::cvt<int>(t2c_red0[48 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[18 + t2c_r0], t2c::cvt<int>(t2c_red0[50 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[20 + t2c_r0], t2c::cvt<int>(t2c_red0[52 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[22 + t2c_r0], t2c::cvt<int>(t2c_red0[54 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[24 + t2c_r0], t2c::cvt<int>(t2c_red0[56 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[26 + t2c_r0], t2c::cvt<int>(t2c_red0[58 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[28 + t2c_r0], t2c::cvt<int>(t2c_red0[60 + t2c_r0]));
+    t2c::argmax_step(t2c_v2_v[0], t2c_v2[0], t2c_red0[30 + t2c_r0], t2c::cvt<int>(t2c_red0[62 + t2c_r0]));
+    t2c_v4_v[0] = t2c_red1[t2c_r0];
+    t2c_v4[0] = t2c::cvt<int>(t2c_red1[32 + t2c_r0]);
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[2 + t2c_r0], t2c::cvt<int>(t2c_red1[34 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[4 + t2c_r0], t2c::cvt<int>(t2c_red1[36 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[6 + t2c_r0], t2c::cvt<int>(t2c_red1[38 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[8 + t2c_r0], t2c::cvt<int>(t2c_red1[40 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[10 + t2c_r0], t2c::cvt<int>(t2c_red1[42 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[12 + t2c_r0], t2c::cvt<int>(t2c_red1[44 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[14 + t2c_r0], t2c::cvt<int>(t2c_red1[46 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[16 + t2c_r0], t2c::cvt<int>(t2c_red1[48 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[18 + t2c_r0], t2c::cvt<int>(t2c_red1[50 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[20 + t2c_r0], t2c::cvt<int>(t2c_red1[52 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[22 + t2c_r0], t2c::cvt<int>(t2c_red1[54 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[24 + t2c_r0], t2c::cvt<int>(t2c_red1[56 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[26 + t2c_r0], t2c::cvt<int>(t2c_red1[58 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[28 + t2c_r0], t2c::cvt<int>(t2c_red1[60 + t2c_r0]));
+    t2c::argmin_step(t2c_v4_v[0], t2c_v4[0], t2c_red1[30 + t2c_r0], t2c::cvt<int>(t2c_red1[62 + t2c_r0]));
     // line 42, after the reduction at line 43, which shares its barrier
     if (t2c_c0 == 0 && (m0 + t2c_r0) < M) Imax[m0 + t2c_r0] = t2c_v2[0];
     // line 43
