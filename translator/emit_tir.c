@@ -648,15 +648,14 @@ static const char *narrow(Printer *P, ElemType t, const char *v) {
   return F("((%s)%s)", ctype(t), v);
 }
 
-/* x at element at of the op's layout (at NULL: a scalar expression). */
-/* Whether scalar x is the same for the whole kernel and can be computed at its top: sizes,
- * scalar parameters and consts, and +, - and * of them. */
 /* The declaration's value of scalar var y, set nowhere else (var hw = H * W), or NULL. */
 static const Expr *fixed_var_init(const Sym *y) {
   return y && y->kind == SY_VAR && !y->ty.rank && !y->reassigned && y->decl && y->decl->kind == S_VAR ? y->decl->u.decl.init
                                                                                                      : NULL;
 }
 
+/* Whether scalar x is the same for the whole kernel and can be computed at its top: sizes,
+ * scalar parameters and consts, vars set once from them, and +, - and * of them. */
 static bool kernel_fixed(const Expr *x) {
   if (x->ty.rank) return false;
   if (x->flags & EF_CONST) return true;
@@ -706,6 +705,7 @@ static const Sym *inlined_scalar(const TirKernel *K, const Expr *x) {
   return NULL;
 }
 
+/* x at element at of the op's layout (at NULL: a scalar expression). */
 static const char *ex(Printer *P, const Expr *x, ElemType want, const At *at) {
   if (P->nnamed) {
     const Sym *y = inlined_scalar(P->K, x);
